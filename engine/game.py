@@ -1,0 +1,364 @@
+"""A series as a state machine: deal → exchange → tricks → going out → next round → end.
+
+``new_series(rules, seed)`` deals round 1; ``apply(state, action)`` checks the
+action and returns the next state and the events it caused; the state is
+always at a decision (a gift to choose or a play to make) until the series is
+over. Everything is deterministic: the seed fixes every deal, so rules + seed +
+the action log rebuild a state exactly (``replay``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterable, Iterator, Sequence
+
+from engine import legal
+from engine.cards import cards_of, highest_cards
+from engine.errors import (
+    AlreadyOut, AlreadyPassed, BadExchange, CardNotInHand, GameOver, NotYourTurn, WrongPhase,
+)
+from engine.events import (
+    CardsGiven, Event, ExchangeDone, Passed, Played, Revolution, RoundEnded, RoundStarted,
+    SeriesEnded, Skipped, TrickWon, WentOut,
+)
+from engine.outcome import Exchange, Role, RoundResult, roles_by_place
+from engine.plays import Action, Give, Play, PlayKind
+from engine.rules import FirstLead, LaterLead, Rules
+from engine.state import LogEntry, Phase, State
+
+THREE_OF_CLUBS = 1  # bit 0: rank 3, suit clubs
+_TWO, _THREE, _EIGHT = 12, 0, 5
+
+
+def deal(rules: Rules, seed: int, round_no: int) -> tuple[int, ...]:
+    """Shuffle with a generator seeded by (seed, round) and deal one card at a time from
+    seat 0 until the deck is empty; lower seats may hold one card more."""
+    rng = random.Random(f"president:{seed}:{round_no}")
+    deck = list(range(52 + rules.jokers))
+    rng.shuffle(deck)
+    hands = [0] * rules.players
+    for i, card in enumerate(deck):
+        hands[i % rules.players] |= 1 << card
+    return tuple(hands)
+
+
+def new_series(rules: Rules, seed: int) -> State:
+    state, _ = new_series_with_events(rules, seed)
+    return state
+
+
+def new_series_with_events(rules: Rules, seed: int) -> tuple[State, list[Event]]:
+    n = rules.players
+    blank = State(rules=rules, seed=seed, round_no=0, phase=Phase.PLAY, hands=(0,) * n,
+                  to_act=-1, trick=(), passed=0, discard=0, reversed=False, went_out=(),
+                  penalized=0, roles=None, scores=(0,) * n, pending=(), exchanges=(),
+                  results=(), log=None, leader=-1)
+    events: list[Event] = []
+    return _start_round(blank, 1, None, events), events
+
+
+# --- whose turn, what is legal -----------------------------------------------------------
+
+
+class LegalActions:
+    """The legal actions of the seat to act. ``action in legal`` checks that one action
+    without generating the rest; iterating generates them in the documented order."""
+
+    __slots__ = ("state", "_list")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self._list: list[Action] | None = None
+
+    def as_list(self) -> list[Action]:
+        if self._list is None:
+            self._list = generate(self.state)
+        return self._list
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(self.as_list())
+
+    def __len__(self) -> int:
+        return len(self.as_list())
+
+    def __bool__(self) -> bool:
+        return self.state.phase is not Phase.OVER
+
+    def __contains__(self, action: object) -> bool:
+        return isinstance(action, (Play, Give)) and is_legal(self.state, action)
+
+    def __repr__(self) -> str:
+        return f"LegalActions({', '.join(map(str, self.as_list()))})"
+
+
+def legal_actions(state: State) -> LegalActions:
+    return LegalActions(state)
+
+
+def generate(state: State) -> list[Action]:
+    if state.phase is Phase.PLAY:
+        hand = state.hands[state.to_act]
+        trick = state.trick
+        if trick:
+            return list(legal.follow_plays(hand, trick[-1][1], state.rules, state.reversed))
+        return list(legal.lead_plays(hand, state.rules, state.reversed))
+    if state.phase is Phase.EXCHANGE:
+        return list(legal.gives(state.hands[state.to_act], state.pending[0][2]))
+    return []
+
+
+def is_legal(state: State, action: Action) -> bool:
+    try:
+        check(state, action)
+    except ValueError:
+        return False
+    return True
+
+
+def check(state: State, action: Action, seat: int | None = None) -> None:
+    """Raise the specific error if ``action`` (by ``seat``, default the seat to act) is
+    not legal now; return quietly if it is."""
+    if state.phase is Phase.OVER:
+        raise GameOver("the series is over")
+    if seat is not None and seat != state.to_act:
+        _raise_not_your_turn(state, seat)
+    if state.phase is Phase.EXCHANGE:
+        if not isinstance(action, Give):
+            raise WrongPhase(f"the exchange comes first: seat {state.to_act} gives back "
+                             f"{state.pending[0][2]} card(s) ('give …')")
+        _check_give(state, action)
+        return
+    if not isinstance(action, Play):
+        raise WrongPhase("no exchange now: play cards or pass")
+    legal.check_play(state.hands[state.to_act], state.top, action, state.rules, state.reversed)
+
+
+def _raise_not_your_turn(state: State, seat: int) -> None:
+    if not 0 <= seat < state.players:
+        raise NotYourTurn(f"there is no seat {seat} at this table")
+    if state.phase is Phase.PLAY and not state.hands[seat]:
+        raise AlreadyOut(f"seat {seat} has gone out of this round")
+    if state.phase is Phase.PLAY and state.passed >> seat & 1:
+        raise AlreadyPassed(f"seat {seat} passed: passing is final until the trick ends")
+    raise NotYourTurn(f"it is seat {state.to_act}'s turn, not seat {seat}'s")
+
+
+def _check_give(state: State, give: Give) -> None:
+    count = state.pending[0][2]
+    if give.size != count:
+        raise BadExchange(f"give back exactly {count} card(s), not {give.size}")
+    if give.mask & ~state.hands[state.to_act]:
+        raise CardNotInHand(f"{give} names cards that are not in your hand")
+
+
+# --- applying an action ------------------------------------------------------------------
+
+
+def apply(state: State, action: Action, seat: int | None = None) -> tuple[State, list[Event]]:
+    """Check ``action`` for ``seat`` (default: the seat to act) and apply it. Returns the
+    new state and what happened; on an illegal action raises and changes nothing."""
+    check(state, action, seat)
+    events: list[Event] = []
+    return apply_unchecked(state, action, events), events
+
+
+def apply_unchecked(state: State, action: Action, events: list[Event]) -> State:
+    """Apply an action known to be legal (e.g. taken from ``legal_actions``)."""
+    seat = state.to_act
+    log = (LogEntry(state.round_no, seat, action), state.log)
+    if isinstance(action, Give):
+        return _give(state, seat, action, log, events)
+    if action:
+        return _play(state, seat, action, log, events)
+    return _pass(state, seat, log, events)
+
+
+def replay(rules: Rules, seed: int, actions: Iterable[Action]) -> State:
+    """Rebuild a series from its rules, seed and action log; illegal actions raise."""
+    state = new_series(rules, seed)
+    for action in actions:
+        state, _ = apply(state, action)
+    return state
+
+
+def _next_seat(hands: Sequence[int], passed: int, after: int) -> int:
+    """The next seat after ``after`` still in the round that has not passed, or -1."""
+    n = len(hands)
+    for step in range(1, n + 1):
+        seat = (after + step) % n
+        if hands[seat] and not passed >> seat & 1:
+            return seat
+    return -1
+
+
+def _closes(rules: Rules, play: Play, reversed_: bool) -> bool:
+    """Closing plays end the trick at once. Judged in the order in force when played."""
+    if play.kind is PlayKind.GROUP:
+        if rules.twos_close and play.rank == (_THREE if reversed_ else _TWO):
+            return True
+        return rules.eights_close and play.rank == _EIGHT
+    if play.kind is PlayKind.STRAIGHT and rules.eights_close:
+        return play.rank <= _EIGHT <= play.high
+    return False
+
+
+def _strongest(play: Play, reversed_: bool) -> bool:
+    """For no_finish_on_two: does the play hold the strongest rank of the order in force
+    (a 2, a 3 during a revolution), naturally or through a joker standing in?"""
+    if play.kind is PlayKind.JOKER:
+        return True
+    strongest = _THREE if reversed_ else _TWO
+    if play.kind is PlayKind.GROUP:
+        return play.rank == strongest
+    return play.rank <= strongest <= play.high
+
+
+def _play(state: State, seat: int, play: Play, log: object, events: list[Event]) -> State:
+    rules = state.rules
+    hands = list(state.hands)
+    hands[seat] ^= play.mask
+    events.append(Played(seat, play))
+    previous = state.trick[-1][1] if state.trick else None
+    trick = state.trick + ((seat, play),)
+    reversed_ = state.reversed
+    closes = _closes(rules, play, reversed_)
+    if rules.revolution and play.kind is PlayKind.GROUP and play.size == 4:
+        reversed_ = not reversed_
+        events.append(Revolution(reversed_))
+    went_out, penalized = state.went_out, state.penalized
+    if not hands[seat]:
+        penal = rules.no_finish_on_two and _strongest(play, state.reversed)
+        went_out += (seat,)
+        penalized |= penal << seat
+        events.append(WentOut(seat, len(went_out), penal))
+        if len(went_out) == rules.players - 1:
+            ended = state._replace(hands=tuple(hands), trick=trick, reversed=reversed_,
+                                   went_out=went_out, penalized=penalized, log=log)
+            return _end_round(ended, events)
+    passed = state.passed
+    if not closes and rules.skip_on_match and previous is not None \
+            and previous.kind is PlayKind.GROUP and play.rank == previous.rank:
+        victim = _next_seat(hands, passed | 1 << seat, seat)
+        if victim >= 0:
+            passed |= 1 << victim
+            events.append(Skipped(victim))
+    nxt = -1 if closes else _next_seat(hands, passed | 1 << seat, seat)
+    if nxt < 0:
+        return _win_trick(state, hands, seat, trick, closes, reversed_, went_out, penalized,
+                          log, events)
+    return state._replace(hands=tuple(hands), to_act=nxt, trick=trick, passed=passed,
+                          reversed=reversed_, went_out=went_out, penalized=penalized, log=log)
+
+
+def _pass(state: State, seat: int, log: object, events: list[Event]) -> State:
+    events.append(Passed(seat))
+    passed = state.passed | 1 << seat
+    winner = state.trick[-1][0]
+    nxt = _next_seat(state.hands, passed, seat)
+    if nxt < 0 or nxt == winner:
+        return _win_trick(state, list(state.hands), winner, state.trick, False, state.reversed,
+                          state.went_out, state.penalized, log, events)
+    return state._replace(to_act=nxt, passed=passed, log=log)
+
+
+def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[int, Play], ...],
+               closed: bool, reversed_: bool, went_out: tuple[int, ...], penalized: int,
+               log: object, events: list[Event]) -> State:
+    discard = state.discard
+    for _, play in trick:
+        discard |= play.mask
+    # the winner leads; if the winner has gone out, the next seat still in the round does
+    leader = winner if hands[winner] else _next_seat(hands, 0, winner)
+    events.append(TrickWon(winner, closed, leader))
+    return state._replace(hands=tuple(hands), to_act=leader, trick=(), passed=0,
+                          discard=discard, reversed=reversed_, went_out=went_out,
+                          penalized=penalized, log=log)
+
+
+def _end_round(state: State, events: list[Event]) -> State:
+    n = state.players
+    last = next(s for s in range(n) if state.hands[s])
+    went_out = state.went_out + (last,)
+    penal = state.penalized
+    # Players penalised for going out on the strongest rank drop below everyone else,
+    # keeping among themselves the order in which they went out.
+    ranking = tuple(s for s in went_out if not penal >> s & 1) + \
+        tuple(s for s in went_out if penal >> s & 1)
+    by_place = roles_by_place(n)
+    roles: list[Role] = [Role.NEUTRE] * n
+    points = [0] * n
+    for place, s in enumerate(ranking):
+        roles[s] = by_place[place]
+        points[s] = n - place
+    result = RoundResult(state.round_no, went_out, ranking, tuple(roles), tuple(points),
+                         tuple(s for s in went_out if penal >> s & 1), state.exchanges)
+    scores = tuple(a + b for a, b in zip(state.scores, points))
+    events.append(RoundEnded(result))
+    ended = state._replace(scores=scores, results=state.results + (result,), went_out=went_out)
+    if state.round_no >= state.rules.rounds:
+        over = ended._replace(phase=Phase.OVER, to_act=-1)
+        outcome = over.outcome
+        assert outcome is not None
+        events.append(SeriesEnded(outcome))
+        return over
+    return _start_round(ended, state.round_no + 1, tuple(roles), events)
+
+
+def _start_round(state: State, round_no: int, roles: tuple[Role, ...] | None,
+                 events: list[Event]) -> State:
+    rules = state.rules
+    hands = list(deal(rules, state.seed, round_no))
+    leader = _round_leader(rules, hands, roles)
+    exchanging = roles is not None and rules.exchange
+    events.append(RoundStarted(round_no, leader, exchanging))
+    fresh = state._replace(round_no=round_no, phase=Phase.PLAY, to_act=leader, trick=(),
+                           passed=0, discard=0, reversed=False, went_out=(), penalized=0,
+                           roles=roles, pending=(), exchanges=(), leader=leader)
+    if not exchanging:
+        return fresh._replace(hands=tuple(hands))
+    assert roles is not None
+    exchanges: list[Exchange] = []
+    pending: list[tuple[int, int, int]] = []
+    for low, high, count in _exchange_pairs(rules.players):
+        giver, receiver = roles.index(low), roles.index(high)
+        best = highest_cards(hands[giver], count)
+        hands[giver] ^= best
+        hands[receiver] |= best
+        exchanges.append(Exchange(giver, receiver, best, automatic=True))
+        events.append(CardsGiven(giver, receiver, count, cards_of(best), automatic=True))
+        pending.append((receiver, giver, count))
+    return fresh._replace(phase=Phase.EXCHANGE, hands=tuple(hands), to_act=pending[0][0],
+                          pending=tuple(pending), exchanges=tuple(exchanges))
+
+
+def _exchange_pairs(players: int) -> list[tuple[Role, Role, int]]:
+    """(who gives best cards, who receives them and gives back, how many)."""
+    pairs = [(Role.TROU, Role.PRESIDENT, 2)]
+    if players >= 4:
+        pairs.append((Role.VICE_TROU, Role.VICE_PRESIDENT, 1))
+    return pairs
+
+
+def _round_leader(rules: Rules, hands: list[int], roles: tuple[Role, ...] | None) -> int:
+    if roles is None:
+        if rules.first_lead is FirstLead.FIRST_SEAT:
+            return 0
+        return next(s for s, hand in enumerate(hands) if hand & THREE_OF_CLUBS)
+    wanted = Role.TROU if rules.later_lead is LaterLead.TROU else Role.PRESIDENT
+    return roles.index(wanted)
+
+
+def _give(state: State, seat: int, give: Give, log: object, events: list[Event]) -> State:
+    giver, receiver, count = state.pending[0]
+    hands = list(state.hands)
+    hands[giver] ^= give.mask
+    hands[receiver] |= give.mask
+    events.append(CardsGiven(giver, receiver, count, give.cards, automatic=False))
+    pending = state.pending[1:]
+    exchanges = state.exchanges + (Exchange(giver, receiver, give.mask, automatic=False),)
+    if pending:
+        return state._replace(hands=tuple(hands), to_act=pending[0][0], pending=pending,
+                              exchanges=exchanges, log=log)
+    events.append(ExchangeDone(state.leader))
+    return state._replace(phase=Phase.PLAY, hands=tuple(hands), to_act=state.leader,
+                          pending=(), exchanges=exchanges, log=log)

@@ -1,0 +1,239 @@
+"""Which actions are legal, generated in a fixed order or checked one at a time.
+
+Order of ``legal_actions`` (documented, deterministic):
+
+1. Exchange phase: every set of the owed number of cards, as
+   ``itertools.combinations`` of the hand in canonical card order (so the
+   lowest cards come first).
+2. Leading a trick: groups by size (singles, pairs, triples, quads); within a
+   size, ranks from weakest to strongest in the order in force; within a rank,
+   more natural cards before more jokers, then by suit bits; the single jokers
+   follow the singles. Then straights by length, weakest to strongest in the
+   order in force, then by suit.
+3. Following: the plays of the trick's kind and size that beat (or, with equal
+   match, equal) the top play, in the same order, then ``pass`` last.
+
+``check_play`` answers "is this play legal?" without generating anything, and
+raises the specific error when it is not.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from engine.cards import JOKER_BITS, RANKS
+from engine.errors import (
+    CannotPassLead, CardNotInHand, GroupOnStraight, NotStrongEnough, OptionDisabled,
+    StraightOnGroup, WrongSize,
+)
+from engine.plays import PASS, Give, Play, PlayKind, group_play, joker_play, straight_play
+from engine.rules import Rules
+
+_MAX_RANK = RANKS - 1  # the 2
+_JOKERS = (1 << 52, 1 << 53)
+
+
+def strength(rank: int, reversed_: bool) -> int:
+    """How strong a rank is in the order in force: 0 weakest … 12 strongest."""
+    return _MAX_RANK - rank if reversed_ else rank
+
+
+def play_strength(play: Play, reversed_: bool) -> int:
+    """Groups by rank; straights by their highest card, or by their lowest during a
+    revolution; the single joker above everything in either order."""
+    if play.kind is PlayKind.JOKER:
+        return RANKS
+    if play.kind is PlayKind.STRAIGHT:
+        return _MAX_RANK - play.rank if reversed_ else play.high
+    return _MAX_RANK - play.rank if reversed_ else play.rank
+
+
+# --- precomputed tables --------------------------------------------------------------
+
+# _SUBNIBS[k][n]: the subsets of suit-nibble n with k cards, in increasing bit order.
+_SUBNIBS = [[tuple(s for s in range(1, 16) if s & n == s and s.bit_count() == k)
+             for n in range(16)] for k in range(5)]
+# _GROUPS[r][sub]: the joker-free group of rank r with suits sub.
+_GROUPS = [[group_play(r, sub << (4 * r)) if sub else None for sub in range(16)]
+           for r in range(RANKS)]
+# _ORDER[reversed]: ranks from weakest to strongest.
+_ORDER = (tuple(range(RANKS)), tuple(range(_MAX_RANK, -1, -1)))
+
+
+def _joker_subsets(jokers: int, count: int) -> tuple[int, ...]:
+    """The ways to take ``count`` jokers from the held ones; with both held, taking one
+    can be either (they are different cards), taking two is one way."""
+    held = [b for b in _JOKERS if jokers & b]
+    return tuple(sum(c) for c in combinations(held, count))
+
+
+_JSUBS = {j: [_joker_subsets(j, k) for k in range(5)] for j in (0, _JOKERS[0], _JOKERS[1], JOKER_BITS)}
+
+
+def _window(low: int, length: int) -> int:
+    """The suit-0 bit of each rank in [low, low + length)."""
+    return sum(1 << (4 * r) for r in range(low, low + length))
+
+
+_WINDOWS = [[_window(low, length) for length in range(RANKS + 1)] for low in range(RANKS)]
+
+
+# --- generation ----------------------------------------------------------------------
+
+
+def beating_ranks(top_rank: int, reversed_: bool, equal: bool) -> tuple[int, ...]:
+    """Ranks whose groups beat (or equal) a group of ``top_rank``, weakest first."""
+    order = _ORDER[reversed_]
+    start = order.index(top_rank) + (0 if equal else 1)
+    return order[start:]
+
+
+_BEATING = {(t, rv, eq): beating_ranks(t, rv, eq)
+            for t in range(RANKS) for rv in (False, True) for eq in (False, True)}
+
+
+def _groups(hand: int, size: int, ranks: tuple[int, ...], out: list[Play]) -> None:
+    jokers = hand & JOKER_BITS
+    if not jokers:
+        subnibs = _SUBNIBS[size]
+        for r in ranks:
+            nib = (hand >> (r << 2)) & 15
+            if nib:
+                row = _GROUPS[r]
+                for sub in subnibs[nib]:
+                    out.append(row[sub])  # type: ignore[arg-type]
+        return
+    jsubs = _JSUBS[jokers]
+    least = max(1, size - jokers.bit_count())
+    for r in ranks:
+        nib = (hand >> (r << 2)) & 15
+        if not nib:
+            continue
+        for naturals in range(min(nib.bit_count(), size), least - 1, -1):
+            for sub in _SUBNIBS[naturals][nib]:
+                base = sub << (r << 2)
+                for js in jsubs[size - naturals]:
+                    out.append(group_play(r, base | js))
+
+
+def _single_jokers(hand: int, out: list[Play]) -> None:
+    for bit in _JOKERS:
+        if hand & bit:
+            out.append(joker_play(bit))
+
+
+def _straights(hand: int, length: int, reversed_: bool, out: list[Play],
+               min_strength: int = -1) -> bool:
+    """Append the straights of ``length`` whose strength is at least ``min_strength``.
+    Returns whether the hand holds any straight of that length at all."""
+    jokers = hand & JOKER_BITS
+    njokers = jokers.bit_count()
+    lows = range(RANKS - length, -1, -1) if reversed_ else range(RANKS - length + 1)
+    found = False
+    for low in lows:
+        strength_ = _MAX_RANK - low if reversed_ else low + length - 1
+        window = _WINDOWS[low][length]
+        for suit in range(4):
+            w = window << suit
+            have = hand & w
+            if not have:
+                continue
+            missing = length - have.bit_count()
+            if missing > njokers:
+                continue
+            found = True
+            if strength_ < min_strength:
+                continue
+            if not njokers:
+                out.append(straight_play(low, length, suit, have))
+                continue
+            _straights_with_jokers(low, length, suit, have, missing, jokers, out)
+    return found
+
+
+def _straights_with_jokers(low: int, length: int, suit: int, have: int, missing: int,
+                           jokers: int, out: list[Play]) -> None:
+    """Jokers fill the missing places, and may also stand in for held naturals."""
+    naturals = [1 << (i - 1) for i in _bits(have)]
+    spare = jokers.bit_count() - missing
+    for extra in range(0, min(spare, len(naturals) - 1) + 1):
+        for removed in combinations(naturals, extra):
+            kept = have ^ sum(removed)
+            for js in _JSUBS[jokers][missing + extra]:
+                out.append(straight_play(low, length, suit, kept | js))
+
+
+def _bits(mask: int) -> list[int]:
+    """1-based positions of the set bits."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length())
+        mask ^= low
+    return out
+
+
+def lead_plays(hand: int, rules: Rules, reversed_: bool) -> list[Play]:
+    out: list[Play] = []
+    order = _ORDER[reversed_]
+    for size in (1, 2, 3, 4):
+        _groups(hand, size, order, out)
+        if size == 1:
+            _single_jokers(hand, out)
+    if rules.straights:
+        for length in range(3, min(RANKS, hand.bit_count()) + 1):
+            if not _straights(hand, length, reversed_, out):
+                break  # no window of this length fits, so no longer one does
+    return out
+
+
+def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool) -> list[Play]:
+    """Plays that may go on ``top``, then ``pass``."""
+    out: list[Play] = []
+    kind = top.kind
+    if kind is PlayKind.GROUP:
+        _groups(hand, top.size, _BEATING[top.rank, reversed_, rules.equal_match], out)
+        if top.size == 1:
+            _single_jokers(hand, out)
+    elif kind is PlayKind.STRAIGHT and top.size <= hand.bit_count():
+        threshold = play_strength(top, reversed_) + (0 if rules.equal_match else 1)
+        _straights(hand, top.size, reversed_, out, threshold)
+    # nothing beats or equals the single joker: only the pass remains
+    out.append(PASS)
+    return out
+
+
+def gives(hand: int, count: int) -> list[Give]:
+    positions = [i - 1 for i in _bits(hand)]
+    return [Give(sum(1 << p for p in combo)) for combo in combinations(positions, count)]
+
+
+# --- checking ------------------------------------------------------------------------
+
+
+def check_play(hand: int, top: Play | None, play: Play, rules: Rules, reversed_: bool) -> None:
+    """Raise the specific ``IllegalAction`` if ``play`` may not be made now."""
+    if not play:
+        if top is None:
+            raise CannotPassLead("the leader must play: a trick cannot open with a pass")
+        return
+    if play.kind is PlayKind.STRAIGHT and not rules.straights:
+        raise OptionDisabled("straights are not played under these rules")
+    if play.mask & ~hand:
+        raise CardNotInHand(f"{play} uses cards that are not in your hand")
+    if top is None:
+        return
+    if top.kind is PlayKind.STRAIGHT:
+        if play.kind is not PlayKind.STRAIGHT:
+            raise GroupOnStraight(f"this trick is played with straights of {top.size}: {play} is not one")
+    elif play.kind is PlayKind.STRAIGHT:
+        raise StraightOnGroup(f"this trick is played with groups of {top.size}: a straight cannot follow")
+    if play.size != top.size:
+        raise WrongSize(f"this trick is played with {top.size} card(s) a play, not {play.size}")
+    if top.kind is PlayKind.JOKER:
+        raise NotStrongEnough("nothing beats or equals the single joker")
+    mine, theirs = play_strength(play, reversed_), play_strength(top, reversed_)
+    if mine < theirs or (mine == theirs and not rules.equal_match):
+        needed = "beat or equal" if rules.equal_match else "beat"
+        raise NotStrongEnough(f"{play} does not {needed} {top}"
+                              + (" (revolution order in force)" if reversed_ else ""))

@@ -1,0 +1,116 @@
+"""Hidden information lives here, and only here.
+
+``observe(state, seat)`` is what one seat may know: its own hand, everyone's
+hand size, the public table, discard and history, the order in force, passes,
+roles and scores, the exchanges it took part in, and its legal actions.
+``observe(state, None)`` is the spectator's view: no hand at all. The API and
+the AI workers only ever receive views; ``redact`` filters events the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from engine.cards import Card, cards_of
+from engine.events import CardsGiven, Event, RoundEnded
+from engine.game import generate
+from engine.outcome import Outcome, Role, RoundResult
+from engine.plays import Action, Give, Play
+from engine.rules import Rules
+from engine.state import Phase, State
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeView:
+    giver: int
+    receiver: int
+    count: int
+    cards: tuple[Card, ...] | None  # None unless the viewer gave or received them
+    automatic: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    round_no: int
+    seat: int
+    action: Action | None  # None: a gift whose cards this viewer may not see
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    seat: int | None  # None for a spectator
+    rules: Rules
+    round_no: int
+    phase: Phase
+    to_act: int  # -1 once the series is over
+    hand: tuple[Card, ...]  # empty for a spectator
+    hand_sizes: tuple[int, ...]
+    trick: tuple[tuple[int, Play], ...]  # the current trick, oldest play first
+    discard: tuple[Card, ...]  # cards of the tricks already won this round
+    reversed: bool  # revolution order in force
+    passed: tuple[int, ...]  # seats that passed in this trick
+    went_out: tuple[int, ...]  # seats in the order they went out this round
+    roles: tuple[Role, ...] | None  # from the previous round
+    scores: tuple[int, ...]
+    leader: int  # who leads (led) this round
+    pending: tuple[tuple[int, int], ...]  # exchange gifts still owed: (giver, count)
+    exchanges: tuple[ExchangeView, ...]  # this round's exchanges
+    history: tuple[HistoryEntry, ...]  # the series' actions, oldest first
+    results: tuple[RoundResult, ...]  # finished rounds (exchanges redacted)
+    legal_actions: tuple[Action, ...]  # empty unless this seat is to act
+    outcome: Outcome | None
+
+    @property
+    def top(self) -> Play | None:
+        return self.trick[-1][1] if self.trick else None
+
+    @property
+    def players(self) -> int:
+        return len(self.hand_sizes)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.seat is not None and self.seat == self.to_act
+
+
+def _sees(seat: int | None, giver: int, receiver: int) -> bool:
+    return seat is not None and seat in (giver, receiver)
+
+
+def observe(state: State, seat: int | None) -> View:
+    if seat is not None and not 0 <= seat < state.players:
+        raise ValueError(f"there is no seat {seat} at this table")
+    exchanges = tuple(
+        ExchangeView(e.giver, e.receiver, e.mask.bit_count(),
+                     cards_of(e.mask) if _sees(seat, e.giver, e.receiver) else None, e.automatic)
+        for e in state.exchanges)
+    history = tuple(
+        HistoryEntry(e.round_no, e.seat,
+                     None if isinstance(e.action, Give) and seat != e.seat else e.action)
+        for e in state.log_entries())
+    results = tuple(_redact_result(r, seat) for r in state.results)
+    mine = seat is not None and seat == state.to_act and state.phase is not Phase.OVER
+    return View(
+        seat=seat, rules=state.rules, round_no=state.round_no, phase=state.phase,
+        to_act=state.to_act, hand=cards_of(state.hands[seat]) if seat is not None else (),
+        hand_sizes=tuple(h.bit_count() for h in state.hands), trick=state.trick,
+        discard=cards_of(state.discard), reversed=state.reversed,
+        passed=tuple(s for s in range(state.players) if state.passed >> s & 1),
+        went_out=state.went_out, roles=state.roles, scores=state.scores, leader=state.leader,
+        pending=tuple((g, c) for g, _, c in state.pending), exchanges=exchanges,
+        history=history, results=results,
+        legal_actions=tuple(generate(state)) if mine else (), outcome=state.outcome)
+
+
+def _redact_result(result: RoundResult, seat: int | None) -> RoundResult:
+    kept = tuple(e for e in result.exchanges if _sees(seat, e.giver, e.receiver))
+    return replace(result, exchanges=kept)
+
+
+def redact(event: Event, seat: int | None) -> Event:
+    """The event as ``seat`` (None: a spectator) may see it."""
+    if isinstance(event, CardsGiven) and not _sees(seat, event.giver, event.receiver):
+        return replace(event, cards=None)
+    if isinstance(event, RoundEnded):
+        return RoundEnded(_redact_result(event.result, seat))
+    return event

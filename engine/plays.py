@@ -1,0 +1,218 @@
+"""Actions: plays (groups, the single joker, straights, pass) and exchange gifts.
+
+Canonical text, which round-trips through ``str()`` and ``parse_action()``:
+
+- ``pass`` — the pass, the only falsy play;
+- a group: its cards separated by spaces, natural cards by suit then jokers:
+  ``7C 7H``, ``9D 9H 9S JR`` (a joker stands in for the rank of the naturals);
+- the single joker: ``JR`` or ``JB``;
+- a straight: its cards in rank order joined by ``-``, a joker at the place it
+  fills: ``5H-6H-7H``, ``5H-JR-7H`` (the joker is the 6);
+- an exchange gift: ``give`` then the cards: ``give 3C 5D``.
+
+Plays are interned: each distinct play exists once, so ``==`` and ``hash`` are
+identity, which keeps the engine's hot loops in C.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Iterable, Union
+
+from engine.cards import (
+    ALL_CARDS, JOKER_BITS, NATURAL_BITS, RANKS, Card, cards_of, format_cards, mask_of,
+    parse_cards,
+)
+from engine.errors import NotAPlay
+
+
+class PlayKind(IntEnum):
+    PASS = 0
+    GROUP = 1
+    JOKER = 2  # the single joker: strongest play in either order
+    STRAIGHT = 3
+
+
+class Play:
+    """An immutable play. Build one with ``Play.from_str`` or ``Play.from_cards``."""
+
+    __slots__ = ("kind", "mask", "rank", "high", "size", "suit", "_text", "__weakref__")
+
+    kind: PlayKind
+    mask: int  # the cards played
+    rank: int  # group: its rank; straight: its lowest rank; joker: 13; pass: -1
+    high: int  # straight: its highest rank; otherwise equal to rank
+    size: int  # cards played
+    suit: int  # straight: its suit; otherwise -1
+
+    PASS: Play
+
+    def __bool__(self) -> bool:
+        return self.size > 0
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Play({self._text!r})"
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (Play.from_str, (self._text,))
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return cards_of(self.mask)
+
+    @property
+    def jokers(self) -> int:
+        return (self.mask & JOKER_BITS).bit_count()
+
+    @property
+    def is_group(self) -> bool:
+        return self.kind == PlayKind.GROUP
+
+    @property
+    def is_straight(self) -> bool:
+        return self.kind == PlayKind.STRAIGHT
+
+    @classmethod
+    def from_str(cls, text: str) -> Play:
+        raw = text.strip()
+        if raw.lower() == "pass":
+            return PASS
+        if "-" in raw:
+            return straight_from_cards(parse_cards(p for p in raw.split("-") if p.strip()))
+        return cls.from_cards(parse_cards(_split_cards(raw)))
+
+    @classmethod
+    def from_cards(cls, cards: Iterable[Card]) -> Play:
+        """The play these cards make: a group if they can be one, else a straight in the
+        order given (jokers at their places), else a straight of the sorted naturals."""
+        cards = tuple(cards)
+        if not cards:
+            raise NotAPlay("a play needs at least one card; to pass, send 'pass'")
+        naturals = [c for c in cards if c.rank is not None]
+        if len(cards) == 1 and not naturals:
+            return joker_play(cards[0].bit)
+        if naturals and len(cards) <= 4 and all(c.rank == naturals[0].rank for c in naturals):
+            return group_play(int(naturals[0].rank), mask_of(cards))  # type: ignore[arg-type]
+        if len(cards) >= 3:
+            try:
+                return straight_from_cards(cards)
+            except NotAPlay:
+                if len(naturals) == len(cards):
+                    return straight_from_cards(sorted(cards))
+                raise
+        raise NotAPlay(f"{' '.join(map(str, cards))} is neither a group of one rank nor a straight")
+
+
+def _split_cards(raw: str) -> list[str]:
+    return [p for p in re.split(r"[\s,]+", raw) if p]
+
+
+_INTERNED: dict[tuple[int, int, int], Play] = {}
+
+
+def _intern(kind: PlayKind, mask: int, rank: int, high: int, suit: int, text: str) -> Play:
+    key = (kind, mask, rank)
+    play = _INTERNED.get(key)
+    if play is None:
+        play = object.__new__(Play)
+        play.kind, play.mask, play.rank, play.high = kind, mask, rank, high
+        play.size, play.suit, play._text = mask.bit_count(), suit, text
+        _INTERNED[key] = play
+    return play
+
+
+def group_play(rank: int, mask: int) -> Play:
+    """A group of ``rank``; ``mask`` holds naturals of that rank and maybe jokers."""
+    play = _INTERNED.get((PlayKind.GROUP, mask, rank))
+    if play is not None:
+        return play
+    return _intern(PlayKind.GROUP, mask, rank, rank, -1, format_cards(mask))
+
+
+def joker_play(bit: int) -> Play:
+    return _intern(PlayKind.JOKER, bit, RANKS, RANKS, -1, format_cards(bit))
+
+
+def straight_play(low: int, length: int, suit: int, mask: int) -> Play:
+    """A straight of ``suit`` from rank ``low``; jokers fill the ranks not in ``mask``."""
+    play = _INTERNED.get((PlayKind.STRAIGHT, mask, low))
+    if play is not None:
+        return play
+    jokers = list(cards_of(mask & JOKER_BITS))
+    parts = []
+    for rank in range(low, low + length):
+        bit = 1 << (rank * 4 + suit)
+        parts.append(str(ALL_CARDS[rank * 4 + suit]) if mask & bit else str(jokers.pop(0)))
+    return _intern(PlayKind.STRAIGHT, mask, low, low + length - 1, suit, "-".join(parts))
+
+
+def straight_from_cards(cards: Iterable[Card]) -> Play:
+    """A straight from cards in rank order, jokers standing at their places."""
+    cards = tuple(cards)
+    if len(cards) < 3:
+        raise NotAPlay("a straight needs at least 3 cards")
+    naturals = [(i, c) for i, c in enumerate(cards) if c.rank is not None]
+    if not naturals:
+        raise NotAPlay("a straight needs at least one natural card")
+    suit = naturals[0][1].suit
+    first_pos, first = naturals[0]
+    low = int(first.rank) - first_pos  # type: ignore[arg-type]
+    for pos, card in naturals:
+        if card.suit != suit or card.rank != low + pos:
+            raise NotAPlay(f"{'-'.join(map(str, cards))} is not a straight: one suit, "
+                           "consecutive ranks from 3 up to 2, no wrap")
+    if low < 0 or low + len(cards) > RANKS:
+        raise NotAPlay(f"{'-'.join(map(str, cards))} runs past the 3 or the 2: straights do not wrap")
+    return straight_play(low, len(cards), int(suit), mask_of(cards))  # type: ignore[arg-type]
+
+
+PASS = _intern(PlayKind.PASS, 0, -1, -1, -1, "pass")
+Play.PASS = PASS
+
+
+@dataclass(frozen=True, slots=True)
+class Give:
+    """An exchange choice: the cards a Président or Vice-Président gives back."""
+
+    mask: int
+
+    def __post_init__(self) -> None:
+        if not self.mask or self.mask & ~(NATURAL_BITS | JOKER_BITS):
+            raise NotAPlay("a gift names one or more cards")
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return cards_of(self.mask)
+
+    @property
+    def size(self) -> int:
+        return self.mask.bit_count()
+
+    def __str__(self) -> str:
+        return "give " + format_cards(self.mask)
+
+    @classmethod
+    def from_cards(cls, cards: Iterable[Card]) -> Give:
+        return cls(mask_of(cards))
+
+    @classmethod
+    def from_str(cls, text: str) -> Give:
+        raw = text.strip()
+        if raw[:4].lower() == "give":
+            raw = raw[4:]
+        return cls(mask_of(parse_cards(_split_cards(raw))))
+
+
+Action = Union[Play, Give]
+
+
+def parse_action(text: str) -> Action:
+    """Parse the canonical text of any action (a play, ``pass`` or ``give …``)."""
+    if text.strip()[:4].lower() == "give":
+        return Give.from_str(text)
+    return Play.from_str(text)

@@ -1,0 +1,171 @@
+"""Rules options: one frozen, validated dataclass; presets are named values of it.
+
+Every option of ``shared/rules/RULES.md`` is a field, with its description in
+the field metadata so that a client can build a settings screen from
+``describe_options()``. ``Rules.preset("club", straights=True)`` looks a preset
+up by name and applies overrides on top of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+from enum import Enum
+from typing import Any, Mapping
+
+from engine.errors import InvalidRules, UnknownOption, UnknownPreset
+
+
+class FirstLead(str, Enum):
+    """Who leads the first round of a series."""
+
+    THREE_OF_CLUBS = "three_of_clubs"  # the holder of the 3 of clubs, free to lead anything
+    FIRST_SEAT = "first_seat"  # seat 0, free to lead anything
+
+
+class LaterLead(str, Enum):
+    """Who leads the rounds after the first."""
+
+    TROU = "trou"  # the previous round's Trou du cul
+    PRESIDENT = "president"  # the previous round's Président
+
+
+def _opt(default: Any, doc: str) -> Any:
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    players: int = _opt(4, "Number of seats, 3 to 8 (at most max_players).")
+    max_players: int = _opt(8, "Largest table this ruleset allows (cardverse: 6).")
+    jokers: int = _opt(0, "Jokers added to the 52 cards: 0, 1 (JR) or 2 (JR, JB).")
+    straights: bool = _opt(False, "Straights: 3+ consecutive cards of one suit, 3 up to 2, no wrap.")
+    revolution: bool = _opt(False, "A quad (triple + joker too) reverses the order at once.")
+    equal_match: bool = _opt(False, "A play may equal the top play instead of beating it.")
+    skip_on_match: bool = _opt(
+        False, "'Ça passe ou ça casse': a group equal in rank to the previous play makes the "
+        "next player lose the turn (needs equal_match).")
+    twos_close: bool = _opt(False, "A group of 2s (3s during a revolution) closes the trick.")
+    eights_close: bool = _opt(
+        False, "A group of 8s closes the trick; with straights, a straight through an 8 too.")
+    exchange: bool = _opt(
+        True, "From round 2: Trou du cul gives his 2 best cards to the Président, who gives 2 "
+        "back; Vice-Trou and Vice-Président 1 card, from 4 players.")
+    no_finish_on_two: bool = _opt(
+        False, "A player whose last play holds the strongest rank (a 2; a 3 during a "
+        "revolution; a joker) becomes Trou du cul.")
+    first_lead: FirstLead = _opt(FirstLead.THREE_OF_CLUBS, "Who leads round 1.")
+    later_lead: LaterLead = _opt(LaterLead.TROU, "Who leads the rounds after the first.")
+    rounds: int = _opt(1, "Rounds in the series, 1 to 100.")
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> Rules:
+        try:
+            base = PRESETS[name]
+        except KeyError:
+            raise UnknownPreset(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None
+        return base.with_options(**overrides)
+
+    def with_options(self, **overrides: Any) -> Rules:
+        """A copy with some options changed, validated, values coerced from JSON types."""
+        known = {f.name: f for f in fields(Rules)}
+        for name in overrides:
+            if name not in known:
+                raise UnknownOption(f"unknown rules option {name!r}")
+        coerced = {name: _coerce(known[name].type, name, value) for name, value in overrides.items()}
+        return replace(self, **coerced)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (v.value if isinstance(v, Enum) else v) for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        return cls().with_options(**data)
+
+    def differences(self, other: Rules) -> dict[str, Any]:
+        """The options whose value here differs from ``other`` (e.g. from a preset)."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        return {k: v for k, v in mine.items() if theirs[k] != v}
+
+
+_BOOL_TYPES = ("bool",)
+_INT_TYPES = ("int",)
+
+
+def _coerce(type_name: Any, name: str, value: Any) -> Any:
+    if type_name in _BOOL_TYPES:
+        if not isinstance(value, bool):
+            raise InvalidRules(f"option {name} must be true or false, not {value!r}")
+        return value
+    if type_name in _INT_TYPES:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidRules(f"option {name} must be an integer, not {value!r}")
+        return value
+    enum_type = {"FirstLead": FirstLead, "LaterLead": LaterLead}[type_name]
+    try:
+        return enum_type(value)
+    except ValueError:
+        allowed = ", ".join(m.value for m in enum_type)
+        raise InvalidRules(f"option {name} must be one of {allowed}, not {value!r}") from None
+
+
+def _validate(r: Rules) -> None:
+    def need(ok: bool, message: str) -> None:
+        if not ok:
+            raise InvalidRules(message)
+
+    for f in fields(r):
+        value = getattr(r, f.name)
+        if f.type in _BOOL_TYPES:
+            need(isinstance(value, bool), f"option {f.name} must be a bool, not {value!r}")
+        elif f.type in _INT_TYPES:
+            need(isinstance(value, int) and not isinstance(value, bool),
+                 f"option {f.name} must be an int, not {value!r}")
+    need(isinstance(r.first_lead, FirstLead), f"first_lead must be a FirstLead, not {r.first_lead!r}")
+    need(isinstance(r.later_lead, LaterLead), f"later_lead must be a LaterLead, not {r.later_lead!r}")
+    need(3 <= r.max_players <= 8, f"max_players must be 3 to 8, not {r.max_players}")
+    need(3 <= r.players <= r.max_players,
+         f"players must be 3 to {r.max_players} for this ruleset, not {r.players}")
+    need(0 <= r.jokers <= 2, f"jokers must be 0, 1 or 2, not {r.jokers}")
+    need(1 <= r.rounds <= 100, f"rounds must be 1 to 100, not {r.rounds}")
+    need(not r.skip_on_match or r.equal_match,
+         "skip_on_match needs equal_match: a play can only match the previous one when "
+         "equalling is allowed")
+
+
+def describe_options() -> list[dict[str, Any]]:
+    """Every option with its type, default, allowed values and description."""
+    defaults = Rules()
+    out: list[dict[str, Any]] = []
+    for f in fields(Rules):
+        default = getattr(defaults, f.name)
+        entry: dict[str, Any] = {
+            "name": f.name,
+            "type": f.type if f.type in (*_BOOL_TYPES, *_INT_TYPES) else "enum",
+            "default": default.value if isinstance(default, Enum) else default,
+            "description": f.metadata["doc"],
+        }
+        if isinstance(default, Enum):
+            entry["choices"] = [m.value for m in type(default)]
+        out.append(entry)
+    return out
+
+
+# Presets as RULES.md reads the sources. Where a source is silent the value is
+# this project's decision, recorded in docs/rules.md.
+PRESETS: dict[str, Rules] = {
+    # 003: 3-8 players, no variant, 3 of clubs opens, Trou du cul leads later rounds.
+    "classic": Rules(rounds=5),
+    # 004: CardVerse v1.1.0: 3-6 players, revolution on, no equal match, first seat opens.
+    "cardverse": Rules(max_players=6, revolution=True, first_lead=FirstLead.FIRST_SEAT),
+    # 000/001/002: equal match and 2s close; jokers, straights, revolution, 8s are table options.
+    "club": Rules(equal_match=True, twos_close=True),
+    # Every trick option at once: the engine's hardest case (and the benchmark's "full").
+    "full": Rules(jokers=2, straights=True, revolution=True, equal_match=True,
+                  twos_close=True, eights_close=True),
+    # 003 with its three listed variants announced (skip on match implies equalling).
+    "classic-variants": Rules(rounds=5, revolution=True, equal_match=True, skip_on_match=True,
+                              no_finish_on_two=True),
+}

@@ -1,0 +1,105 @@
+"""The full state of a series: everything, hidden cards included.
+
+Only the engine and the service's store read a ``State``; players, the API and
+the AI workers receive ``engine.observe.View`` values instead. A state is an
+immutable ``NamedTuple`` of ints and tuples, so copying one for the next action
+costs a tuple, and two states compare equal field by field (replay tests).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Iterator, NamedTuple, Optional
+
+from engine.outcome import Exchange, Outcome, Role, RoundResult, Termination
+from engine.plays import Action, Play
+from engine.rules import Rules
+
+
+class Phase(str, Enum):
+    EXCHANGE = "exchange"  # Président / Vice-Président choose cards to give back
+    PLAY = "play"  # tricks
+    OVER = "over"  # the series has ended
+
+
+class LogEntry(NamedTuple):
+    round_no: int
+    seat: int
+    action: Action
+
+
+# The action log is a linked list (newest first) so that appending is O(1).
+LogNode = tuple[LogEntry, Optional["LogNode"]]
+
+
+class State(NamedTuple):
+    rules: Rules
+    seed: int
+    round_no: int  # 1-based
+    phase: Phase
+    hands: tuple[int, ...]  # card mask per seat; 0 once a seat is out
+    to_act: int  # the seat whose decision it is; -1 when the series is over
+    trick: tuple[tuple[int, Play], ...]  # (seat, play) of the current trick, oldest first
+    passed: int  # seats (bit per seat) that passed, or were skipped, in this trick
+    discard: int  # cards of the tricks already won in this round
+    reversed: bool  # revolution order in force
+    went_out: tuple[int, ...]  # seats in the order they emptied their hands this round
+    penalized: int  # seats (bit per seat) that went out on the strongest rank
+    roles: tuple[Role, ...] | None  # roles earned in the previous round; None in round 1
+    scores: tuple[int, ...]  # cumulative points per seat
+    pending: tuple[tuple[int, int, int], ...]  # exchange gifts owed: (giver, receiver, count)
+    exchanges: tuple[Exchange, ...]  # this round's exchanges so far
+    results: tuple[RoundResult, ...]  # finished rounds
+    log: LogNode | None  # every action of the series, newest first
+    leader: int  # who leads once the exchange is done (also who led this round)
+
+    @property
+    def players(self) -> int:
+        return len(self.hands)
+
+    @property
+    def top(self) -> Play | None:
+        """The play to beat, or None when the seat to act leads."""
+        return self.trick[-1][1] if self.trick else None
+
+    @property
+    def top_seat(self) -> int:
+        return self.trick[-1][0] if self.trick else -1
+
+    @property
+    def table(self) -> int:
+        """The cards of the current trick."""
+        mask = 0
+        for _, play in self.trick:
+            mask |= play.mask
+        return mask
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def outcome(self) -> Outcome | None:
+        if self.phase is not Phase.OVER:
+            return None
+        last = self.results[-1].ranking
+        standing = tuple(sorted(range(self.players), key=lambda s: (-self.scores[s], last.index(s))))
+        return Outcome(Termination.ROUNDS_COMPLETED, self.scores, standing)
+
+    def in_round(self, seat: int) -> bool:
+        return self.hands[seat] != 0
+
+    def actions(self) -> list[Action]:
+        """The series' actions, oldest first: with rules and seed, they rebuild this state."""
+        return [entry.action for entry in self.log_entries()]
+
+    def log_entries(self) -> list[LogEntry]:
+        entries = list(_walk(self.log))
+        entries.reverse()
+        return entries
+
+
+def _walk(node: LogNode | None) -> Iterator[LogEntry]:
+    while node is not None:
+        yield node[0]
+        node = node[1]
