@@ -53,9 +53,6 @@ def play_strength(play: Play, reversed_: bool) -> int:
 # _SUBNIBS[k][n]: the subsets of suit-nibble n with k cards, in increasing bit order.
 _SUBNIBS = [[tuple(s for s in range(1, 16) if s & n == s and s.bit_count() == k)
              for n in range(16)] for k in range(5)]
-# _GROUPS[r][sub]: the joker-free group of rank r with suits sub.
-_GROUPS = [[group_play(r, sub << (4 * r)) if sub else None for sub in range(16)]
-           for r in range(RANKS)]
 # _ORDER[reversed]: ranks from weakest to strongest.
 _ORDER = (tuple(range(RANKS)), tuple(range(_MAX_RANK, -1, -1)))
 
@@ -90,19 +87,13 @@ def beating_ranks(top_rank: int, reversed_: bool, equal: bool) -> tuple[int, ...
 
 _BEATING = {(t, rv, eq): beating_ranks(t, rv, eq)
             for t in range(RANKS) for rv in (False, True) for eq in (False, True)}
+# The same as card masks: every suit of every beating rank.
+_BEATING_MASK = {key: sum(15 << (4 * r) for r in ranks) for key, ranks in _BEATING.items()}
 
 
 def _groups(hand: int, size: int, ranks: tuple[int, ...], out: list[Play]) -> None:
+    """Groups of ``size`` among ``ranks`` (weakest first), jokers standing in."""
     jokers = hand & JOKER_BITS
-    if not jokers:
-        subnibs = _SUBNIBS[size]
-        for r in ranks:
-            nib = (hand >> (r << 2)) & 15
-            if nib:
-                row = _GROUPS[r]
-                for sub in subnibs[nib]:
-                    out.append(row[sub])  # type: ignore[arg-type]
-        return
     jsubs = _JSUBS[jokers]
     least = max(1, size - jokers.bit_count())
     for r in ranks:
@@ -114,6 +105,39 @@ def _groups(hand: int, size: int, ranks: tuple[int, ...], out: list[Play]) -> No
                 base = sub << (r << 2)
                 for js in jsubs[size - naturals]:
                     out.append(group_play(r, base | js))
+
+
+# _BY_SIZE[r][nib][k]: the joker-free groups of rank r, size k, from suit-nibble nib.
+_BY_SIZE = [[tuple(tuple(group_play(r, sub << (4 * r)) for sub in _SUBNIBS[k][nib])
+                   for k in range(5)) for nib in range(16)] for r in range(RANKS)]
+
+
+def _plain_groups(naturals: int, size: int, reversed_: bool, out: list[Play]) -> None:
+    """Fast path without jokers: visit only the ranks present, weakest first."""
+    if reversed_:
+        while naturals:
+            r = (naturals.bit_length() - 1) >> 2
+            out.extend(_BY_SIZE[r][(naturals >> (r << 2)) & 15][size])
+            naturals &= (1 << (r << 2)) - 1  # drop rank r and the stronger ones
+    else:
+        while naturals:
+            r = ((naturals & -naturals).bit_length() - 1) >> 2
+            out.extend(_BY_SIZE[r][(naturals >> (r << 2)) & 15][size])
+            naturals &= -1 << ((r + 1) << 2)
+
+
+def _plain_leads(naturals: int, reversed_: bool) -> list[list[Play]]:
+    """Fast path without jokers: all groups by size, in one visit of the ranks."""
+    by_size: list[list[Play]] = [[], [], [], [], []]
+    while naturals:
+        # the weakest rank left in the order in force
+        r = (naturals.bit_length() - 1 if reversed_ else (naturals & -naturals).bit_length() - 1) >> 2
+        nib = (naturals >> (r << 2)) & 15
+        row = _BY_SIZE[r][nib]
+        for k in range(1, nib.bit_count() + 1):
+            by_size[k].extend(row[k])
+        naturals &= ~(15 << (r << 2))
+    return by_size
 
 
 def _single_jokers(hand: int, out: list[Play]) -> None:
@@ -174,12 +198,17 @@ def _bits(mask: int) -> list[int]:
 
 
 def lead_plays(hand: int, rules: Rules, reversed_: bool) -> list[Play]:
-    out: list[Play] = []
-    order = _ORDER[reversed_]
-    for size in (1, 2, 3, 4):
-        _groups(hand, size, order, out)
-        if size == 1:
-            _single_jokers(hand, out)
+    out: list[Play]
+    if hand & JOKER_BITS:
+        out = []
+        order = _ORDER[reversed_]
+        for size in (1, 2, 3, 4):
+            _groups(hand, size, order, out)
+            if size == 1:
+                _single_jokers(hand, out)
+    else:
+        _, singles, pairs, triples, quads = _plain_leads(hand, reversed_)
+        out = singles + pairs + triples + quads
     if rules.straights:
         for length in range(3, min(RANKS, hand.bit_count()) + 1):
             if not _straights(hand, length, reversed_, out):
@@ -192,7 +221,11 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool) -> list[Pl
     out: list[Play] = []
     kind = top.kind
     if kind is PlayKind.GROUP:
-        _groups(hand, top.size, _BEATING[top.rank, reversed_, rules.equal_match], out)
+        if hand & JOKER_BITS:
+            _groups(hand, top.size, _BEATING[top.rank, reversed_, rules.equal_match], out)
+        else:
+            beating = hand & _BEATING_MASK[top.rank, reversed_, rules.equal_match]
+            _plain_groups(beating, top.size, reversed_, out)
         if top.size == 1:
             _single_jokers(hand, out)
     elif kind is PlayKind.STRAIGHT and top.size <= hand.bit_count():
