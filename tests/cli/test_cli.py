@@ -1,0 +1,49 @@
+"""The ``president`` command: benchmark output shape and the rules listing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from engine import PRESETS, Rules
+from president_cli.main import main
+
+
+def test_bench_engine_json_has_every_ruleset_and_figure(capsys: object) -> None:
+    assert main(["bench", "engine", "--seconds", "0.05", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert set(report["rulesets"]) == {"classic", "cardverse", "club", "full"}
+    for figures in report["rulesets"].values():
+        assert figures["rounds"] >= 1
+        assert figures["actions"] > figures["rounds"]  # a round takes many actions
+        assert figures["rounds_per_s"] > 0 and figures["actions_per_s"] > 0
+        assert figures["api_rounds_per_s"] > 0
+
+
+def test_bench_engine_text_is_a_table(capsys: object) -> None:
+    assert main(["bench", "engine", "--seconds", "0.05"]) == 0
+    lines = capsys.readouterr().out.splitlines()  # type: ignore[attr-defined]
+    assert lines[0].split()[:3] == ["ruleset", "rounds/s", "actions/s"]
+    assert [line.split()[0] for line in lines[1:]] == ["classic", "cardverse", "club", "full"]
+
+
+def test_rules_lists_presets_and_options(capsys: object) -> None:
+    assert main(["rules"]) == 0
+    listing = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert set(listing["presets"]) == set(PRESETS)
+    assert Rules.from_dict(listing["presets"]["club"]) == PRESETS["club"]
+    assert {o["name"] for o in listing["options"]} >= {"jokers", "straights", "revolution"}
+
+
+def test_unknown_preset_is_a_clear_error(capsys: object) -> None:
+    assert main(["rules", "--preset", "nope"]) == 2
+    assert "unknown_preset" in capsys.readouterr().err  # type: ignore[attr-defined]
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "president"
+    done = subprocess.run([str(script), "rules", "--preset", "cardverse"],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["revolution"] is True
