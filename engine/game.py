@@ -10,7 +10,7 @@ the action log rebuild a state exactly (``replay``).
 from __future__ import annotations
 
 import random
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from engine import legal
 from engine.cards import cards_of, highest_cards
@@ -24,7 +24,7 @@ from engine.events import (
 from engine.outcome import Exchange, Role, RoundResult, roles_by_place
 from engine.plays import Action, Give, Play, PlayKind
 from engine.rules import FirstLead, LaterLead, Rules
-from engine.state import LogEntry, Phase, State
+from engine.state import LogEntry, LogNode, Phase, State
 
 THREE_OF_CLUBS = 1  # bit 0: rank 3, suit clubs
 _GROUP, _STRAIGHT, _JOKER = PlayKind.GROUP, PlayKind.STRAIGHT, PlayKind.JOKER
@@ -223,7 +223,7 @@ def _strongest(play: Play, reversed_: bool) -> bool:
     return play.rank <= strongest <= play.high
 
 
-def _play(state: State, seat: int, play: Play, log: object, events: list[Event] | None) -> State:
+def _play(state: State, seat: int, play: Play, log: LogNode, events: list[Event] | None) -> State:
     rules = state.rules
     hands = list(state.hands)
     hands[seat] ^= play.mask
@@ -261,14 +261,14 @@ def _play(state: State, seat: int, play: Play, log: object, events: list[Event] 
     if nxt < 0:
         return _win_trick(state, hands, seat, trick, closes, reversed_, went_out, penalized,
                           log, events)
-    fields = list(state)
+    fields: list[Any] = list(state)
     fields[_HANDS], fields[_TO_ACT], fields[_TRICK], fields[_PASSED] = tuple(hands), nxt, trick, passed
     fields[_REVERSED], fields[_WENT_OUT], fields[_PENALIZED] = reversed_, went_out, penalized
     fields[_LOG] = log
     return tuple.__new__(State, fields)
 
 
-def _pass(state: State, seat: int, log: object, events: list[Event] | None) -> State:
+def _pass(state: State, seat: int, log: LogNode, events: list[Event] | None) -> State:
     if events is not None:
         events.append(Passed(seat))
     passed = state.passed | 1 << seat
@@ -277,14 +277,14 @@ def _pass(state: State, seat: int, log: object, events: list[Event] | None) -> S
     if nxt < 0 or nxt == winner:
         return _win_trick(state, list(state.hands), winner, state.trick, False, state.reversed,
                           state.went_out, state.penalized, log, events)
-    fields = list(state)
+    fields: list[Any] = list(state)
     fields[_TO_ACT], fields[_PASSED], fields[_LOG] = nxt, passed, log
     return tuple.__new__(State, fields)
 
 
 def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[int, Play], ...],
                closed: bool, reversed_: bool, went_out: tuple[int, ...], penalized: int,
-               log: object, events: list[Event] | None) -> State:
+               log: LogNode, events: list[Event] | None) -> State:
     discard = state.discard
     for _, play in trick:
         discard |= play.mask
@@ -292,7 +292,7 @@ def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[i
     leader = winner if hands[winner] else _next_seat(hands, 0, winner)
     if events is not None:
         events.append(TrickWon(winner, closed, leader))
-    fields = list(state)
+    fields: list[Any] = list(state)
     fields[_HANDS], fields[_TO_ACT], fields[_TRICK], fields[_PASSED] = tuple(hands), leader, (), 0
     fields[_DISCARD], fields[_REVERSED], fields[_WENT_OUT] = discard, reversed_, went_out
     fields[_PENALIZED], fields[_LOG] = penalized, log
@@ -374,7 +374,7 @@ def _round_leader(rules: Rules, hands: list[int], roles: tuple[Role, ...] | None
     return roles.index(wanted)
 
 
-def _give(state: State, seat: int, give: Give, log: object, events: list[Event] | None) -> State:
+def _give(state: State, seat: int, give: Give, log: LogNode, events: list[Event] | None) -> State:
     if events is None:
         events = []
     giver, receiver, count = state.pending[0]

@@ -14,7 +14,7 @@ class Role(str, Enum):
     TROU = "trou"
 
     @property
-    def title(self) -> str:
+    def french_name(self) -> str:
         """The French name, kept in every language."""
         return _TITLES[self]
 

@@ -46,6 +46,7 @@ class Play:
     high: int  # straight: its highest rank; otherwise equal to rank
     size: int  # cards played
     suit: int  # straight: its suit; otherwise -1
+    _text: str
 
     PASS: Play
 

@@ -103,11 +103,11 @@ def _coerce(type_name: Any, name: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             raise InvalidRules(f"option {name} must be an integer, not {value!r}")
         return value
-    enum_type = {"FirstLead": FirstLead, "LaterLead": LaterLead}[type_name]
+    enum_type: type[Enum] = FirstLead if type_name == "FirstLead" else LaterLead
     try:
         return enum_type(value)
     except ValueError:
-        allowed = ", ".join(m.value for m in enum_type)
+        allowed = ", ".join(str(m.value) for m in enum_type)
         raise InvalidRules(f"option {name} must be one of {allowed}, not {value!r}") from None
 
 
