@@ -50,6 +50,7 @@ class View:
     reversed: bool  # revolution order in force
     passed: tuple[int, ...]  # seats that passed in this trick
     went_out: tuple[int, ...]  # seats in the order they went out this round
+    penalized: tuple[int, ...]  # seats that went out on the strongest rank (no_finish_on_two)
     roles: tuple[Role, ...] | None  # from the previous round
     scores: tuple[int, ...]
     leader: int  # who leads (led) this round
@@ -96,7 +97,9 @@ def observe(state: State, seat: int | None) -> View:
         hand_sizes=tuple(h.bit_count() for h in state.hands), trick=state.trick,
         discard=cards_of(state.discard), reversed=state.reversed,
         passed=tuple(s for s in range(state.players) if state.passed >> s & 1),
-        went_out=state.went_out, roles=state.roles, scores=state.scores, leader=state.leader,
+        went_out=state.went_out,
+        penalized=tuple(s for s in range(state.players) if state.penalized >> s & 1),
+        roles=state.roles, scores=state.scores, leader=state.leader,
         pending=tuple((g, c) for g, _, c in state.pending), exchanges=exchanges,
         history=history, results=results,
         legal_actions=tuple(generate(state)) if mine else (), outcome=state.outcome)
