@@ -54,7 +54,7 @@ class View:
     roles: tuple[Role, ...] | None  # from the previous round
     scores: tuple[int, ...]
     leader: int  # who leads (led) this round
-    pending: tuple[tuple[int, int], ...]  # exchange gifts still owed: (giver, count)
+    pending: tuple[tuple[int, int, int], ...]  # exchange gifts owed: (giver, receiver, count)
     exchanges: tuple[ExchangeView, ...]  # this round's exchanges
     history: tuple[HistoryEntry, ...]  # the series' actions, oldest first
     results: tuple[RoundResult, ...]  # finished rounds (exchanges redacted)
@@ -100,7 +100,7 @@ def observe(state: State, seat: int | None) -> View:
         went_out=state.went_out,
         penalized=tuple(s for s in range(state.players) if state.penalized >> s & 1),
         roles=state.roles, scores=state.scores, leader=state.leader,
-        pending=tuple((g, c) for g, _, c in state.pending), exchanges=exchanges,
+        pending=state.pending, exchanges=exchanges,
         history=history, results=results,
         legal_actions=tuple(generate(state)) if mine else (), outcome=state.outcome)
 
