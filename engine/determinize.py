@@ -35,7 +35,8 @@ def state_from_view(view: View, hands: Sequence[int]) -> State:
         passed=sum(1 << s for s in view.passed), discard=mask_of(view.discard),
         reversed=view.reversed, went_out=view.went_out,
         penalized=sum(1 << s for s in view.penalized), roles=view.roles, scores=view.scores,
-        pending=view.pending, exchanges=(), results=view.results, log=None, leader=view.leader)
+        pending=view.pending, exchanges=(), results=view.results, log=(), past_logs=(),
+        leader=view.leader)
 
 
 def _check_hands(view: View, hands: Sequence[int]) -> None:

@@ -24,7 +24,7 @@ from engine.events import (
 from engine.outcome import Exchange, Role, RoundResult, roles_by_place
 from engine.plays import Action, Give, Play, PlayKind
 from engine.rules import FirstLead, LaterLead, Rules
-from engine.state import LogEntry, LogNode, Phase, State
+from engine.state import LogEntry, Phase, RoundLog, State
 
 THREE_OF_CLUBS = 1  # bit 0: rank 3, suit clubs
 _GROUP, _STRAIGHT, _JOKER = PlayKind.GROUP, PlayKind.STRAIGHT, PlayKind.JOKER
@@ -60,7 +60,7 @@ def new_series_with_events(rules: Rules, seed: int) -> tuple[State, list[Event]]
     blank = State(rules=rules, seed=seed, round_no=0, phase=Phase.PLAY, hands=(0,) * n,
                   to_act=-1, trick=(), passed=0, discard=0, reversed=False, went_out=(),
                   penalized=0, roles=None, scores=(0,) * n, pending=(), exchanges=(),
-                  results=(), log=None, leader=-1)
+                  results=(), log=(), past_logs=(), leader=-1)
     events: list[Event] = []
     return _start_round(blank, 1, None, events), events
 
@@ -174,7 +174,7 @@ def apply_unchecked(state: State, action: Action, events: list[Event] | None = N
     """Apply an action known to be legal (e.g. taken from ``legal_actions``). Events are
     appended to ``events``; with None (simulations) the frequent ones are not even built."""
     seat = state.to_act
-    log = (tuple.__new__(LogEntry, (state.round_no, seat, action)), state.log)
+    log = state.log + (tuple.__new__(LogEntry, (state.round_no, seat, action)),)
     if type(action) is Play:
         if action.size:
             return _play(state, seat, action, log, events)
@@ -223,7 +223,7 @@ def _strongest(play: Play, reversed_: bool) -> bool:
     return play.rank <= strongest <= play.high
 
 
-def _play(state: State, seat: int, play: Play, log: LogNode, events: list[Event] | None) -> State:
+def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event] | None) -> State:
     rules = state.rules
     hands = list(state.hands)
     hands[seat] ^= play.mask
@@ -268,7 +268,7 @@ def _play(state: State, seat: int, play: Play, log: LogNode, events: list[Event]
     return tuple.__new__(State, fields)
 
 
-def _pass(state: State, seat: int, log: LogNode, events: list[Event] | None) -> State:
+def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) -> State:
     if events is not None:
         events.append(Passed(seat))
     passed = state.passed | 1 << seat
@@ -284,7 +284,7 @@ def _pass(state: State, seat: int, log: LogNode, events: list[Event] | None) -> 
 
 def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[int, Play], ...],
                closed: bool, reversed_: bool, went_out: tuple[int, ...], penalized: int,
-               log: LogNode, events: list[Event] | None) -> State:
+               log: RoundLog, events: list[Event] | None) -> State:
     discard = state.discard
     for _, play in trick:
         discard |= play.mask
@@ -337,9 +337,11 @@ def _start_round(state: State, round_no: int, roles: tuple[Role, ...] | None,
     leader = _round_leader(rules, hands, roles)
     exchanging = roles is not None and rules.exchange
     events.append(RoundStarted(round_no, leader, exchanging))
+    past_logs = state.past_logs + (state.log,) if round_no > 1 else ()
     fresh = state._replace(round_no=round_no, phase=Phase.PLAY, to_act=leader, trick=(),
                            passed=0, discard=0, reversed=False, went_out=(), penalized=0,
-                           roles=roles, pending=(), exchanges=(), leader=leader)
+                           roles=roles, pending=(), exchanges=(), log=(),
+                           past_logs=past_logs, leader=leader)
     if not exchanging:
         return fresh._replace(hands=tuple(hands))
     assert roles is not None
@@ -374,7 +376,7 @@ def _round_leader(rules: Rules, hands: list[int], roles: tuple[Role, ...] | None
     return roles.index(wanted)
 
 
-def _give(state: State, seat: int, give: Give, log: LogNode, events: list[Event] | None) -> State:
+def _give(state: State, seat: int, give: Give, log: RoundLog, events: list[Event] | None) -> State:
     if events is None:
         events = []
     giver, receiver, count = state.pending[0]

@@ -9,7 +9,7 @@ costs a tuple, and two states compare equal field by field (replay tests).
 from __future__ import annotations
 
 from enum import Enum
-from typing import Iterator, NamedTuple, Optional
+from typing import NamedTuple
 
 from engine.outcome import Exchange, Outcome, Role, RoundResult, Termination
 from engine.plays import Action, Play
@@ -28,8 +28,9 @@ class LogEntry(NamedTuple):
     action: Action
 
 
-# The action log is a linked list (newest first) so that appending is O(1).
-LogNode = tuple[LogEntry, Optional["LogNode"]]
+# A round's actions, oldest first. The log is kept per round so that appending copies
+# at most one round's entries, and a long series never nests deeply.
+RoundLog = tuple[LogEntry, ...]
 
 
 class State(NamedTuple):
@@ -50,7 +51,8 @@ class State(NamedTuple):
     pending: tuple[tuple[int, int, int], ...]  # exchange gifts owed: (giver, receiver, count)
     exchanges: tuple[Exchange, ...]  # this round's exchanges so far
     results: tuple[RoundResult, ...]  # finished rounds
-    log: LogNode | None  # every action of the series, newest first
+    log: RoundLog  # the actions of this round (the last one once the series is over)
+    past_logs: tuple[RoundLog, ...]  # the actions of each earlier round
     leader: int  # who leads once the exchange is done (also who led this round)
 
     @property
@@ -94,12 +96,5 @@ class State(NamedTuple):
         return [entry.action for entry in self.log_entries()]
 
     def log_entries(self) -> list[LogEntry]:
-        entries = list(_walk(self.log))
-        entries.reverse()
-        return entries
-
-
-def _walk(node: LogNode | None) -> Iterator[LogEntry]:
-    while node is not None:
-        yield node[0]
-        node = node[1]
+        """Every action of the series with its round and seat, oldest first."""
+        return [entry for log in (*self.past_logs, self.log) for entry in log]

@@ -37,10 +37,10 @@ def _parse_budgets(pairs: Sequence[str]) -> dict[str, object]:
     budgets: dict[str, object] = {}
     for pair in pairs:
         level, _, spec = pair.partition("=")
-        if spec.endswith("ms"):
-            budgets[level] = Budget(milliseconds=float(spec[:-2]))
-        elif spec.endswith("sims"):
+        if spec.endswith("sims"):  # before "ms", which "sims" also ends with
             budgets[level] = Budget(simulations=int(spec[:-4]))
+        elif spec.endswith("ms"):
+            budgets[level] = Budget(milliseconds=float(spec[:-2]))
         else:
             raise ValueError(f"--budget wants level=<N>ms or level=<N>sims, not {pair!r}")
     return budgets

@@ -32,7 +32,7 @@ def test_true_hands_rebuild_the_state(preset: str, seed: int) -> None:
     # what a view cannot know (seed, log, exchanged masks) and the round-end cut-off differ
     assert rebuilt.rules == state.rules.with_options(rounds=state.round_no)
     same = rebuilt._replace(rules=state.rules, seed=state.seed, exchanges=state.exchanges,
-                            log=state.log)
+                            log=state.log, past_logs=state.past_logs)
     assert same == state
 
 

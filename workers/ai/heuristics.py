@@ -35,18 +35,19 @@ def rank_counts(hand: int) -> list[int]:
     return [((hand >> (4 * r)) & 15).bit_count() for r in range(RANKS)]
 
 
-def play_cost(play: Play, counts: Sequence[int], power_rank: int) -> int:
-    """CLEAN, POWER (spends a 2 / 3 in revolution, a joker or a quad) or BREAK (leaves
-    cards of a rank it uses behind, or uses a natural of a pair or more in a straight)."""
+def play_cost(play: Play, hand: int, power_rank: int) -> int:
+    """What ``play`` costs ``hand``: CLEAN, POWER (spends a 2 / 3 in revolution, a joker
+    or a quad) or BREAK (leaves cards of a rank it uses behind, or takes a natural of a
+    pair or more into a straight)."""
     if play.kind is _JOKER:
         return POWER
     if play.kind is _STRAIGHT:
         for r in range(play.rank, play.high + 1):
-            if counts[r] > 1 and (play.mask >> (4 * r)) & 15:
+            if (play.mask >> (4 * r)) & 15 and ((hand >> (4 * r)) & 15).bit_count() > 1:
                 return BREAK
         return POWER if play.mask & JOKER_BITS else CLEAN
     naturals = play.size - (play.mask & JOKER_BITS).bit_count()
-    if naturals < counts[play.rank]:
+    if naturals < ((hand >> (4 * play.rank)) & 15).bit_count():
         return BREAK
     if play.rank == power_rank or play.size == 4 or play.mask & JOKER_BITS:
         return POWER
@@ -65,14 +66,17 @@ def weak_strength(play: Play, reversed_: bool) -> int:
 def normal_choice(hand: int, legal: Sequence[Play], reversed_: bool) -> Play:
     """Normal's play among ``legal`` (the engine's list for this hand): the cheapest
     (clean, then power, then breaking), then the weakest, then the most cards."""
-    counts = rank_counts(hand)
     power_rank = 0 if reversed_ else RANKS - 1
     best: Play | None = None
     best_key = (3, 0, 0)
+    following = not legal[-1]  # the engine lists the pass last when following
     for play in legal:
         if not play:
             continue
-        key = (play_cost(play, counts, power_rank), weak_strength(play, reversed_), -play.size)
+        cost = play_cost(play, hand, power_rank)
+        if following and cost == CLEAN:
+            return play  # same size, weakest first: the first clean play is the answer
+        key = (cost, weak_strength(play, reversed_), -play.size)
         if key < best_key:
             best, best_key = play, key
     # Passing with a play in hand loses the lead for nothing: measured against Easy,

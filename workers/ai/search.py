@@ -11,7 +11,9 @@ wins. Simulation stops when the budget does; only complete deals count.
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 from typing import Sequence
 
 from engine import apply_unchecked
@@ -21,7 +23,7 @@ from engine.observe import View
 from engine.plays import Action, Play, PlayKind
 from engine.state import State
 from workers.ai.budget import Budget
-from workers.ai.heuristics import normal_choice, normal_gift, play_cost, rank_counts, weak_strength
+from workers.ai.heuristics import normal_choice, normal_gift, play_cost, weak_strength
 from workers.ai.knowledge import knowledge_of, sample_hands
 
 _GROUP = PlayKind.GROUP
@@ -62,7 +64,6 @@ def candidates(view: View, limit: int) -> list[Action]:
     hand = 0
     for card in view.hand:
         hand |= card.bit
-    counts = rank_counts(hand)
     power_rank = 0 if view.reversed else 12
     seen: set[tuple[int, ...]] = set()
     distinct: list[Play] = []
@@ -74,7 +75,7 @@ def candidates(view: View, limit: int) -> list[Action]:
         if key not in seen:
             seen.add(key)
             distinct.append(play)
-    distinct.sort(key=lambda p: (not p, play_cost(p, counts, power_rank) if p else 0,
+    distinct.sort(key=lambda p: (not p, play_cost(p, hand, power_rank) if p else 0,
                                  weak_strength(p, view.reversed) if p else 0, -p.size))
     if len(distinct) <= limit:
         return list(distinct)
@@ -85,8 +86,11 @@ def candidates(view: View, limit: int) -> list[Action]:
 
 
 def search(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
-           epsilon: float = 0.1) -> Action:
-    """The search's choice for the seat of ``view``; exchange gifts use Normal's rule."""
+           epsilon: float = 0.1, stop_when_sure: bool = False) -> Action:
+    """The search's choice for the seat of ``view``; exchange gifts use Normal's rule.
+
+    With ``stop_when_sure`` the search ends early once the leading candidate beats the
+    runner-up on the same deals by a clear margin (paired z > 2.5 after 24 deals)."""
     legal = view.legal_actions
     if not legal:
         raise ValueError("this view has no legal action: it is not this seat's turn")
@@ -98,31 +102,44 @@ def search(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
     cands = candidates(view, max_candidates)
     if len(cands) == 1:
         return cands[0]
-    return _best(view, cands, seed, budget, epsilon)
+    return _best(view, cands, seed, budget, epsilon, stop_when_sure)
+
+
+_SURE_Z, _SURE_MIN_DEALS = 2.5, 24
 
 
 def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
-          epsilon: float) -> Action:
+          epsilon: float, stop_when_sure: bool) -> Action:
     assert view.seat is not None
     me = view.seat
     rng = random.Random(seed)
     knowledge = knowledge_of(view)
     clock = budget.start()
-    totals = [0] * len(cands)
-    deals = 0
-    while True:
+    per_deal: list[list[int]] = []  # the points of every candidate, one row per sampled deal
+    while not (per_deal and clock.exhausted()):
         world = state_from_view(view, sample_hands(knowledge, rng))
-        results = []
+        row = []
         for action in cands:
-            results.append(rollout(apply_unchecked(world, action), me, rng, epsilon))
+            row.append(rollout(apply_unchecked(world, action), me, rng, epsilon))
             clock.spent += 1
-            if clock.exhausted() and deals:
-                break
+            if clock.exhausted() and per_deal:
+                break  # an incomplete deal would favour the candidates simulated first
         else:
-            for i, points in enumerate(results):
-                totals[i] += points
-            deals += 1
-            continue
-        break
+            per_deal.append(row)
+            if stop_when_sure and len(per_deal) % 8 == 0 and _sure(per_deal):
+                break
+    totals = [sum(column) for column in zip(*per_deal)]
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
     return cands[best]
+
+
+def _sure(per_deal: list[list[int]]) -> bool:
+    """Is the leader ahead of the runner-up beyond doubt, on the same deals?"""
+    if len(per_deal) < _SURE_MIN_DEALS:
+        return False
+    totals = [sum(column) for column in zip(*per_deal)]
+    order = sorted(range(len(totals)), key=lambda i: -totals[i])
+    diffs = [row[order[0]] - row[order[1]] for row in per_deal]
+    mean = statistics.fmean(diffs)
+    spread = statistics.stdev(diffs)
+    return spread == 0 and mean > 0 or spread > 0 and mean / spread * math.sqrt(len(diffs)) > _SURE_Z
