@@ -40,7 +40,7 @@ def _hard(view: View, seed: int, budget: Budget | None) -> Action:
 
 def _expert(view: View, seed: int, budget: Budget | None) -> Action:
     return search(view, seed, budget or DEFAULT_BUDGETS["expert"], max_candidates=12,
-                  stop_when_sure=True)
+                  racing=True)
 
 
 _POLICIES: dict[str, Callable[[View, int, Budget | None], Action]] = {

@@ -86,11 +86,11 @@ def candidates(view: View, limit: int) -> list[Action]:
 
 
 def search(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
-           epsilon: float = 0.1, stop_when_sure: bool = False) -> Action:
+           epsilon: float = 0.1, racing: bool = False) -> Action:
     """The search's choice for the seat of ``view``; exchange gifts use Normal's rule.
 
-    With ``stop_when_sure`` the search ends early once the leading candidate beats the
-    runner-up on the same deals by a clear margin (paired z > 2.5 after 24 deals)."""
+    With ``racing`` the candidates clearly behind the leader are dropped as the deals
+    accumulate, so the budget goes to the contenders and a clear decision ends early."""
     legal = view.legal_actions
     if not legal:
         raise ValueError("this view has no legal action: it is not this seat's turn")
@@ -102,44 +102,50 @@ def search(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
     cands = candidates(view, max_candidates)
     if len(cands) == 1:
         return cands[0]
-    return _best(view, cands, seed, budget, epsilon, stop_when_sure)
+    return _best(view, cands, seed, budget, epsilon, racing)
 
 
-_SURE_Z, _SURE_MIN_DEALS = 2.5, 24
+# Racing (Expert): from 16 deals on, every 8 deals, a candidate behind the leader by
+# more than 2.5 standard errors on the same deals is dropped; one left ends the search.
+_RACE_Z, _RACE_FIRST, _RACE_EVERY = 2.5, 16, 8
 
 
 def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
-          epsilon: float, stop_when_sure: bool) -> Action:
+          epsilon: float, racing: bool) -> Action:
     assert view.seat is not None
     me = view.seat
     rng = random.Random(seed)
     knowledge = knowledge_of(view)
     clock = budget.start()
-    per_deal: list[list[int]] = []  # the points of every candidate, one row per sampled deal
-    while not (per_deal and clock.exhausted()):
+    alive = list(range(len(cands)))
+    rows: list[list[int]] = []  # per sampled deal: the points of every candidate (0 once dropped)
+    while len(alive) > 1 and not (rows and clock.exhausted()):
         world = state_from_view(view, sample_hands(knowledge, rng))
-        row = []
-        for action in cands:
-            row.append(rollout(apply_unchecked(world, action), me, rng, epsilon))
+        row = [0] * len(cands)
+        for i in alive:
+            row[i] = rollout(apply_unchecked(world, cands[i]), me, rng, epsilon)
             clock.spent += 1
-            if clock.exhausted() and per_deal:
+            if clock.exhausted() and rows:
                 break  # an incomplete deal would favour the candidates simulated first
         else:
-            per_deal.append(row)
-            if stop_when_sure and len(per_deal) % 8 == 0 and _sure(per_deal):
-                break
-    totals = [sum(column) for column in zip(*per_deal)]
-    best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+            rows.append(row)
+            if racing and len(rows) >= _RACE_FIRST and len(rows) % _RACE_EVERY == 0:
+                alive = _race(rows, alive)
+    totals = [sum(column) for column in zip(*rows)]
+    best = max(alive, key=lambda i: (totals[i], -i))
     return cands[best]
 
 
-def _sure(per_deal: list[list[int]]) -> bool:
-    """Is the leader ahead of the runner-up beyond doubt, on the same deals?"""
-    if len(per_deal) < _SURE_MIN_DEALS:
-        return False
-    totals = [sum(column) for column in zip(*per_deal)]
-    order = sorted(range(len(totals)), key=lambda i: -totals[i])
-    diffs = [row[order[0]] - row[order[1]] for row in per_deal]
-    mean = statistics.fmean(diffs)
-    spread = statistics.stdev(diffs)
-    return spread == 0 and mean > 0 or spread > 0 and mean / spread * math.sqrt(len(diffs)) > _SURE_Z
+def _race(rows: list[list[int]], alive: list[int]) -> list[int]:
+    """The candidates not clearly behind the leader, compared on the same deals."""
+    totals = {i: sum(row[i] for row in rows) for i in alive}
+    leader = max(alive, key=lambda i: (totals[i], -i))
+    kept = []
+    for i in alive:
+        diffs = [row[leader] - row[i] for row in rows]
+        spread = statistics.stdev(diffs)
+        mean = statistics.fmean(diffs)
+        if i == leader or not (mean > 0 and (spread == 0 or
+                                             mean / spread * math.sqrt(len(rows)) > _RACE_Z)):
+            kept.append(i)
+    return kept
