@@ -37,7 +37,7 @@ def rank_counts(hand: int) -> list[int]:
 
 def play_cost(play: Play, hand: int, power_rank: int) -> int:
     """What ``play`` costs ``hand``: CLEAN, POWER (spends a 2 / 3 in revolution, a joker
-    or a quad) or BREAK (leaves cards of a rank it uses behind, or takes a natural of a
+    or a quad, alone or inside a straight) or BREAK (leaves cards of a rank it uses behind, or takes a natural of a
     pair or more into a straight)."""
     if play.kind is _JOKER:
         return POWER
@@ -45,7 +45,8 @@ def play_cost(play: Play, hand: int, power_rank: int) -> int:
         for r in range(play.rank, play.high + 1):
             if (play.mask >> (4 * r)) & 15 and ((hand >> (4 * r)) & 15).bit_count() > 1:
                 return BREAK
-        return POWER if play.mask & JOKER_BITS else CLEAN
+        spends = play.mask & JOKER_BITS or (play.mask >> (4 * power_rank)) & 15
+        return POWER if spends else CLEAN
     naturals = play.size - (play.mask & JOKER_BITS).bit_count()
     if naturals < ((hand >> (4 * play.rank)) & 15).bit_count():
         return BREAK

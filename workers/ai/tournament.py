@@ -110,10 +110,17 @@ def run(config: Config, processes: int | None = None,
     return summarise(config, results)
 
 
-def _mean_ci(values: Sequence[float]) -> tuple[float, list[float]]:
+def _mean_ci(values: Sequence[float]) -> tuple[float, list[float] | None]:
+    """The mean and its 95% interval; no interval from a single deal (JSON null)."""
     mean = statistics.fmean(values)
-    half = Z95 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.inf
+    if len(values) < 2:
+        return mean, None
+    half = Z95 * statistics.stdev(values) / math.sqrt(len(values))
     return mean, [round(mean - half, 4), round(mean + half, 4)]
+
+
+def _interval(ci: list[float] | None, sign: str = "") -> str:
+    return "[n/a]" if ci is None else f"[{ci[0]:{sign}.3f}, {ci[1]:{sign}.3f}]"
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -156,13 +163,12 @@ def format_summary(summary: dict[str, Any]) -> str:
              f"{'level':<8} {'points':>7} {'95% CI':>17} {'Président':>10} {'Trou':>7} "
              f"{'p50 ms':>8} {'p95 ms':>8}"]
     for lv, s in summary["levels"].items():
-        lo, hi = s["ci95"]
-        lines.append(f"{lv:<8} {s['mean_points']:>7.3f} {f'[{lo:.3f}, {hi:.3f}]':>17} "
+        lines.append(f"{lv:<8} {s['mean_points']:>7.3f} {_interval(s['ci95']):>17} "
                      f"{s['president_rate']:>10.1%} {s['trou_rate']:>7.1%} "
                      f"{s['decision_ms_p50']:>8.2f} {s['decision_ms_p95']:>8.2f}")
     for name, g in summary["gaps"].items():
-        lo, hi = g["ci95"]
-        lines.append(f"gap {name}: {g['mean']:+.3f} points/round, 95% CI [{lo:+.3f}, {hi:+.3f}]")
+        lines.append(f"gap {name}: {g['mean']:+.3f} points/round, "
+                     f"95% CI {_interval(g['ci95'], '+')}")
     return "\n".join(lines)
 
 
