@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import pytest
@@ -128,7 +127,10 @@ def test_play_deal_plays_every_rotation() -> None:
     assert result.trou["normal"] + result.trou["easy"] == 4
     again = summarise(CONFIG, [result])
     assert again["rounds"] == 4
-    assert math.isinf(again["levels"]["normal"]["ci95"][1])  # one deal: no interval
+    assert again["levels"]["normal"]["mean_points"] == pytest.approx(
+        sum(result.points["normal"]) / 4, abs=1e-4)
+    assert again["levels"]["normal"]["ci95"] is None  # one deal: no interval
+    assert "[n/a]" in format_summary(again)
 
 
 def test_run_rejects_unknown_levels_and_a_wrong_seat_count() -> None:
@@ -170,6 +172,24 @@ def test_cli_tournament_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith("3 rounds")
     assert "gap hard-normal" in out
+
+
+def test_cli_json_is_standard_json_even_for_a_single_deal(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # 3 rotations a deal: 3 rounds are one deal, where no interval can be computed. The
+    # output must still be JSON (RFC 8259 has no Infinity or NaN).
+    assert main(["tournament", "--preset", "classic", "--seats", "normal,easy,easy",
+                 "--rounds", "3", "--quiet", "--json", "--processes", "1"]) == 0
+    out = capsys.readouterr().out
+
+    def reject(constant: str) -> None:
+        raise AssertionError(f"{constant} in --json output: not valid JSON")
+
+    summary = json.loads(out, parse_constant=reject)
+    assert summary["rounds"] == 3
+    for lv in ("normal", "easy"):
+        assert summary["levels"][lv]["ci95"] is None  # no interval from one deal: null
+    assert summary["gaps"]["normal-easy"]["ci95"] is None
 
 
 @pytest.mark.parametrize("seats", ["normal,wizard,easy,easy", "normal,easy,easy,Hard"])
