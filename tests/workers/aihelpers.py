@@ -1,26 +1,26 @@
 """Shared helpers for the AI tests: literal positions, random real games, strategies.
 
-Positions are built like ``tests/engine/helpers.py`` does: start a real series with
-``new_series`` and ``_replace`` the fields a scenario needs. Unlike the engine's helper,
-the discard defaults to every card that is in no hand and not on the table, so that the
-position is card-consistent (the searching levels rebuild full states from a view, and
-``knowledge_of`` / ``sample_hands`` derive the hidden cards from the deck).
+Positions come from ``tests/positions.py``; here the discard defaults to every card
+that is in no hand and not on the table, so that the position is card-consistent (the
+searching levels rebuild full states from a view, and ``knowledge_of`` /
+``sample_hands`` derive the hidden cards from the deck).
 """
 
 from __future__ import annotations
 
 import random
 from itertools import combinations
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from hypothesis import strategies as st
 
 from engine import (
     PRESETS, Action, FirstLead, LaterLead, Phase, Play, Role, Rules, State, apply,
-    legal_actions, mask_of, new_series, observe, parse_cards,
+    legal_actions, new_series, observe,
 )
-from engine.cards import deck_mask
 from engine.outcome import Exchange
+from positions import mask
+from positions import position as shared_position
 
 LEVEL_NAMES = ("easy", "normal", "hard", "expert")
 PRESET_NAMES = tuple(sorted(PRESETS))
@@ -28,11 +28,6 @@ JOKERS = (1 << 52) | (1 << 53)
 
 
 # --- cards ------------------------------------------------------------------------------
-
-
-def mask(text: str) -> int:
-    """The card mask of space-separated cards; "" is the empty set."""
-    return mask_of(parse_cards(text.split()))
 
 
 def bits_of(m: int) -> list[int]:
@@ -54,48 +49,14 @@ def held_of_rank(hand: int, rank: int) -> int:
     return ((hand >> (4 * rank)) & 15).bit_count()
 
 
-def seats_mask(seats: Iterable[int]) -> int:
-    out = 0
-    for s in seats:
-        out |= 1 << s
-    return out
-
-
 # --- literal positions --------------------------------------------------------------------
 
 
-def position(
-    preset: str = "classic",
-    hands: Sequence[str] = ("", "", ""),
-    *,
-    to_act: int = 0,
-    trick: Sequence[tuple[int, str]] = (),
-    passed: Iterable[int] = (),
-    reversed: bool = False,
-    discard: str | None = None,
-    leader: int | None = None,
-    seed: int = 0,
-    **options: Any,
-) -> State:
-    """A play-phase state of round 1. ``discard`` None: every card in no hand and not on
-    the table (a consistent position)."""
-    rules = Rules.preset(preset, players=len(hands), **options)
-    hand_masks = tuple(mask(h) for h in hands)
-    plays = tuple((seat, Play.from_str(text)) for seat, text in trick)
-    table = 0
-    for _, p in plays:
-        table |= p.mask
-    if discard is None:
-        held = 0
-        for h in hand_masks:
-            held |= h
-        discard_mask = deck_mask(rules.jokers) & ~held & ~table
-    else:
-        discard_mask = mask(discard)
-    return new_series(rules, seed)._replace(
-        hands=hand_masks, to_act=to_act, trick=plays, passed=seats_mask(passed),
-        discard=discard_mask, reversed=reversed, went_out=(), penalized=0,
-        leader=to_act if leader is None else leader)
+def position(preset: str = "classic", hands: Sequence[str] = ("", "", ""), *,
+             discard: str | None = None, **kwargs: Any) -> State:
+    """A card-consistent play-phase state of round 1: by default every card in no hand
+    and not on the table is discarded (see ``tests/positions.py``)."""
+    return shared_position(preset, hands, discard=discard, **kwargs)
 
 
 def exchange_position(hands: Sequence[str], *, giver: int, receiver: int, count: int,

@@ -506,9 +506,10 @@ def test_hard_and_expert_are_deterministic_with_a_simulation_budget() -> None:
     first = decisions()
     assert decisions() == first
     workers_tests = str(Path(__file__).resolve().parent)
+    tests_root = str(Path(__file__).resolve().parent.parent)
     script = (
         "import json, sys\n"
-        f"sys.path.insert(0, {workers_tests!r})\n"
+        f"sys.path[:0] = [{workers_tests!r}, {tests_root!r}]\n"
         "from test_levels import decisions\n"
         "print(json.dumps(decisions()))\n"
     )
