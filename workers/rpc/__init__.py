@@ -1,0 +1,1 @@
+"""The AI levels behind gRPC (``president.ai.v1``): server, client, conversions."""

@@ -1,0 +1,109 @@
+"""The client the service uses to ask an AI engine for a decision.
+
+Engines are named in configuration only (``name=host:port`` pairs, see
+``parse_engines``): the built-in levels and any third-party bot speaking
+``president.ai.v1``. A caller names an engine; no address ever comes from a client
+of the game service. And the answer is never trusted: it must parse and be one of
+the legal actions that were sent.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Mapping
+
+import grpc
+
+from engine.observe import View
+from engine.plays import Action
+from president.ai.v1 import ai_pb2_grpc
+from workers.ai.budget import Budget
+from workers.rpc.serde import request_to_proto, response_from_proto
+
+DEFAULT_TARGET = "127.0.0.1:50051"
+DEFAULT_ENGINES = {level: DEFAULT_TARGET for level in ("easy", "normal", "hard", "expert")}
+
+
+class AiError(Exception):
+    """An AI engine could not give a usable answer."""
+
+
+class UnknownEngine(AiError, ValueError):
+    """No engine of that name is configured."""
+
+
+class AiUnavailable(AiError):
+    """The engine could not be reached or failed (worth a retry)."""
+
+    def __init__(self, message: str, code: grpc.StatusCode | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class UntrustedAnswer(AiError):
+    """The engine answered with something that is not one of the legal actions."""
+
+
+def parse_engines(text: str) -> dict[str, str]:
+    """``"easy=127.0.0.1:50051,mybot=bots.internal:6000"`` → {name: target}."""
+    engines: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, target = item.partition("=")
+        if not sep or not name.strip() or not target.strip():
+            raise ValueError(f"engine entries are name=host:port, not {item!r}")
+        engines[name.strip()] = target.strip()
+    return engines
+
+
+class AiClient:
+    """One channel per configured target, shared by threads."""
+
+    def __init__(self, engines: Mapping[str, str] | None = None) -> None:
+        self.engines = dict(DEFAULT_ENGINES if engines is None else engines)
+        self._stubs: dict[str, ai_pb2_grpc.AiServiceStub] = {}
+        self._channels: list[grpc.Channel] = []
+        self._lock = threading.Lock()
+
+    def _stub(self, engine: str) -> ai_pb2_grpc.AiServiceStub:
+        target = self.engines.get(engine)
+        if target is None:
+            raise UnknownEngine(f"no AI engine named {engine!r}; configured: "
+                                f"{', '.join(sorted(self.engines)) or 'none'}")
+        with self._lock:
+            stub = self._stubs.get(target)
+            if stub is None:
+                channel = grpc.insecure_channel(target)
+                self._channels.append(channel)
+                stub = self._stubs[target] = ai_pb2_grpc.AiServiceStub(channel)
+        return stub
+
+    def decide(self, view: View, engine: str, *, seed: int = 0, budget: Budget | None = None,
+               timeout_s: float = 5.0) -> Action:
+        """Ask ``engine`` for the seat's action; it is checked against the legal actions."""
+        stub = self._stub(engine)
+        try:
+            response = stub.Decide(request_to_proto(view, engine, seed, budget), timeout=timeout_s)
+        except grpc.RpcError as exc:
+            code = exc.code() if isinstance(exc, grpc.Call) else None
+            details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+            raise AiUnavailable(f"AI engine {engine!r} failed: {code}: {details}", code) from exc
+        try:
+            action = response_from_proto(response)
+        except ValueError as exc:
+            raise UntrustedAnswer(f"AI engine {engine!r} answered {response.action!r}: {exc}") from exc
+        if action not in view.legal_actions:
+            raise UntrustedAnswer(f"AI engine {engine!r} answered {action}, not a legal action")
+        return action
+
+    def close(self) -> None:
+        with self._lock:
+            for channel in self._channels:
+                channel.close()
+            self._channels.clear()
+            self._stubs.clear()
+
+    def __enter__(self) -> AiClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()

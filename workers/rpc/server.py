@@ -1,0 +1,160 @@
+"""The gRPC AI worker: ``president ai-worker --port 50051 --processes N``.
+
+The levels are CPU-bound and Python threads would serialize them, so N processes each
+run a server bound to the same port with SO_REUSEPORT and the kernel spreads the
+connections (grpc's own examples/python/multiprocessing). The parent never creates a
+gRPC object: it reserves the port, spawns the workers and forwards SIGTERM to them;
+each worker stops accepting calls and lets those in flight finish.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import signal
+import socket
+import sys
+import threading
+from concurrent import futures
+from typing import Iterator
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from engine.plays import Action
+from president.ai.v1 import ai_pb2, ai_pb2_grpc
+from workers.ai.budget import Budget
+from workers.ai.levels import DEFAULT_BUDGETS, LEVELS, decide
+from workers.rpc.serde import request_from_proto, response_to_proto
+from workers.rpc.validate import check_view
+
+log = logging.getLogger("president.ai_worker")
+
+SERVICE_NAME = ai_pb2.DESCRIPTOR.services_by_name["AiService"].full_name
+# Kept back from the call's deadline for validating, answering and the network.
+RESERVE_MS = 3.0
+# Easy and Normal need well under this; a searching level needs at least this to start.
+MINIMUM_MS = 1.0
+GRACE_S = 30.0
+
+
+def fit_to_deadline(level: str, budget: Budget | None, remaining_s: float | None) -> Budget | None:
+    """The budget to search with so that the answer is back before the deadline.
+    Raises ``TimeoutError`` when no answer can make it."""
+    if remaining_s is None:
+        return budget
+    usable_ms = remaining_s * 1000 - RESERVE_MS
+    if usable_ms < MINIMUM_MS:
+        raise TimeoutError(f"{remaining_s * 1000:.1f} ms left: too little to answer in time")
+    base = budget or DEFAULT_BUDGETS.get(level)
+    if base is None:  # Easy and Normal answer at once
+        return None
+    limit = usable_ms if base.milliseconds is None else min(base.milliseconds, usable_ms)
+    return Budget(simulations=base.simulations, milliseconds=limit)
+
+
+class AiServicer(ai_pb2_grpc.AiServiceServicer):
+    """Converts, checks, delegates to ``workers.ai.decide``. Never trusts the request."""
+
+    def Decide(self, request: ai_pb2.DecideRequest,
+               context: grpc.ServicerContext) -> ai_pb2.DecideResponse:
+        try:
+            view, level, seed, budget = request_from_proto(request)
+            if level not in LEVELS:
+                raise ValueError(f"unknown level {level!r}; this worker serves {', '.join(LEVELS)}")
+            check_view(view)
+        except ValueError as exc:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        try:
+            budget = fit_to_deadline(level, budget, context.time_remaining())
+        except TimeoutError as exc:
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(exc))
+        action = self._decide(view, level, seed, budget, context)
+        remaining = context.time_remaining()
+        if remaining is not None and remaining <= 0:  # never a late reply
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the answer came too late")
+        return response_to_proto(action)
+
+    @staticmethod
+    def _decide(view: object, level: str, seed: int, budget: Budget | None,
+                context: grpc.ServicerContext) -> Action:
+        try:
+            return decide(view, level, seed=seed, budget=budget)  # type: ignore[arg-type]
+        except ValueError as exc:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except Exception:  # a bug must not take the worker down with it
+            log.exception("decision failed (level %s)", level)
+            context.abort(grpc.StatusCode.INTERNAL, "the AI failed on this view")
+        raise AssertionError("unreachable: context.abort raises")
+
+
+def build_server(address: str, *, reuse_port: bool = False,
+                 threads: int = 4) -> tuple[grpc.Server, int]:
+    """A server with the AI service, health checking and reflection; not started."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads),
+                         options=[("grpc.so_reuseport", 1 if reuse_port else 0)])
+    ai_pb2_grpc.add_AiServiceServicer_to_server(AiServicer(), server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in ("", SERVICE_NAME):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
+    return server, port
+
+
+def serve_one(address: str, reuse_port: bool) -> None:
+    """One worker process: serve until SIGTERM or SIGINT, then drain."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    server, _ = build_server(address, reuse_port=reuse_port)
+    stopping = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.set())
+    server.start()
+    stopping.wait()
+    server.stop(GRACE_S).wait()  # refuse new calls, let the ones in flight finish
+
+
+@contextlib.contextmanager
+def reserve_port(host: str, port: int) -> Iterator[int]:
+    """Hold ``host:port`` (port 0: any free one) with SO_REUSEPORT while workers bind it."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, port))
+        yield sock.getsockname()[1]
+    finally:
+        sock.close()
+
+
+def run(host: str, port: int, processes: int) -> int:
+    """The ``ai-worker`` command: N processes on one port until SIGTERM / Ctrl-C."""
+    with reserve_port(host, port) as bound:
+        address = f"[{host}]:{bound}" if ":" in host else f"{host}:{bound}"
+        context = multiprocessing.get_context("spawn")  # no gRPC state crosses a fork
+        workers = [context.Process(target=serve_one, args=(address, True), daemon=False)
+                   for _ in range(processes)]
+        for worker in workers:
+            worker.start()
+        print(f"AI worker listening on {address} with {processes} process(es)", flush=True)
+
+        def stop(*_: object) -> None:
+            for worker in workers:
+                if worker.is_alive() and worker.pid is not None:
+                    worker.terminate()  # SIGTERM: each worker drains its calls
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        for worker in workers:
+            worker.join()
+    failed = [w.exitcode for w in workers if w.exitcode not in (0, -signal.SIGTERM)]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(run("127.0.0.1", 50051, 1))

@@ -1,0 +1,61 @@
+"""A worker trusts no request: is this view one a real game could have produced?
+
+The checks end with the engine itself: the view's hidden cards are dealt to the other
+seats in one consistent way, the state is rebuilt, and the engine's legal actions for
+the deciding seat must be exactly the ones the request lists.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine import Phase, View, mask_of
+from engine.determinize import state_from_view
+from engine.game import generate
+from workers.ai.knowledge import knowledge_of, sample_hands
+
+
+def check_view(view: View) -> None:
+    """Raise ``ValueError`` with the reason if ``view`` cannot come from a real game."""
+    n = view.rules.players
+    seat = view.seat
+    _need(seat is not None and 0 <= seat < n, f"seat {seat} is not a seat of a {n}-player table")
+    assert seat is not None
+    _need(view.phase is not Phase.OVER, "the series is over: there is nothing to decide")
+    _need(view.to_act == seat, f"seat {view.to_act} is to act, not seat {seat}")
+    _need(bool(view.legal_actions), "the request lists no legal action")
+    _need(len(view.hand_sizes) == n and len(view.scores) == n,
+          f"hand_sizes and scores need one entry per seat ({n})")
+    _need(view.roles is None or len(view.roles) == n, f"roles need one entry per seat ({n})")
+    _need(view.hand_sizes[seat] == len(view.hand),
+          f"hand_sizes says seat {seat} holds {view.hand_sizes[seat]} cards, the hand has "
+          f"{len(view.hand)}")
+    for name, seats in (("passed", view.passed), ("went_out", view.went_out),
+                        ("penalized", view.penalized)):
+        _need(all(0 <= s < n for s in seats), f"{name} names a seat that does not exist")
+    _need(all(0 <= s < n for s, _ in view.trick), "the trick names a seat that does not exist")
+    _check_cards_disjoint(view)
+    try:
+        state = state_from_view(view, sample_hands(knowledge_of(view), random.Random(0)))
+    except ValueError as exc:
+        raise ValueError(f"the view's cards do not add up: {exc}") from None
+    listed, expected = set(view.legal_actions), set(generate(state))
+    if listed != expected:
+        wrong = sorted(map(str, listed - expected))[:5]
+        missing = sorted(map(str, expected - listed))[:5]
+        raise ValueError("the legal actions do not fit the hand and the table"
+                         + (f"; not legal: {', '.join(wrong)}" if wrong else "")
+                         + (f"; missing: {', '.join(missing)}" if missing else ""))
+
+
+def _check_cards_disjoint(view: View) -> None:
+    seen = mask_of(view.hand)
+    for part, cards in [("discard", mask_of(view.discard))] + [
+            ("trick", play.mask) for _, play in view.trick]:
+        _need(not seen & cards, f"a card of the {part} is also in the hand or elsewhere")
+        seen |= cards
+
+
+def _need(ok: bool, message: str) -> None:
+    if not ok:
+        raise ValueError(message)
