@@ -62,6 +62,20 @@ def _tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ai_worker(args: argparse.Namespace) -> int:
+    from workers.rpc.server import run
+
+    return run(args.host, args.port, args.processes)
+
+
+def _bench_ai(args: argparse.Namespace) -> int:
+    from president_cli.bench_ai import bench_ai, format_ai
+
+    report = bench_ai(views=args.views, seconds=args.seconds, processes=args.processes)
+    print(json.dumps(report, indent=2) if args.json else format_ai(report))
+    return 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     from engine import PRESETS, describe_options
 
@@ -86,6 +100,19 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--seed", type=int, default=1)
     engine.add_argument("--json", action="store_true", help="print JSON")
     engine.set_defaults(func=_bench_engine)
+    ai = bench_sub.add_parser("ai", help="gRPC Decide latency per level and throughput")
+    ai.add_argument("--views", type=int, default=200, help="real game views per level")
+    ai.add_argument("--seconds", type=float, default=5.0, help="per throughput measurement")
+    ai.add_argument("--processes", type=int, default=2, help="N for the N-process throughput")
+    ai.add_argument("--json", action="store_true", help="print JSON")
+    ai.set_defaults(func=_bench_ai)
+
+    worker = sub.add_parser("ai-worker", help="serve the AI levels over gRPC")
+    worker.add_argument("--host", default="127.0.0.1")
+    worker.add_argument("--port", type=int, default=50051, help="0: any free port")
+    worker.add_argument("--processes", type=int, default=1,
+                        help="server processes sharing the port (SO_REUSEPORT)")
+    worker.set_defaults(func=_ai_worker)
 
     tour = sub.add_parser("tournament", help="AI levels against each other, seats rotated")
     tour.add_argument("--preset", default="cardverse")

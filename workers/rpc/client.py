@@ -9,6 +9,7 @@ the legal actions that were sent.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Mapping
 
@@ -53,6 +54,16 @@ def parse_engines(text: str) -> dict[str, str]:
             raise ValueError(f"engine entries are name=host:port, not {item!r}")
         engines[name.strip()] = target.strip()
     return engines
+
+
+ENGINES_ENV = "PRESIDENT_AI_ENGINES"
+
+
+def engines_from_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The engines configured in ``PRESIDENT_AI_ENGINES``; by default the four levels on
+    the local worker. Entries given there add to or replace the defaults."""
+    env = os.environ if environ is None else environ
+    return {**DEFAULT_ENGINES, **parse_engines(env.get(ENGINES_ENV, ""))}
 
 
 class AiClient:
