@@ -119,7 +119,10 @@ def throughput(target: str, views: list[View], clients: int, seconds: float) -> 
     stop_at = time.perf_counter() + seconds
 
     def caller(k: int) -> None:
-        with grpc.insecure_channel(target) as channel:  # a connection each: spread over processes
+        # Channels of one process share a TCP connection unless told otherwise, and one
+        # connection goes to one worker process: give each caller its own.
+        options = [("grpc.use_local_subchannel_pool", 1)]
+        with grpc.insecure_channel(target, options=options) as channel:
             stub = ai_pb2_grpc.AiServiceStub(channel)
             i = k
             while time.perf_counter() < stop_at:

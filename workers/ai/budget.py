@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -19,8 +20,8 @@ class Budget:
             raise ValueError("a budget needs simulations, milliseconds or both")
         if self.simulations is not None and self.simulations < 1:
             raise ValueError("simulations must be at least 1")
-        if self.milliseconds is not None and self.milliseconds <= 0:
-            raise ValueError("milliseconds must be positive")
+        if self.milliseconds is not None and not 0 < self.milliseconds < math.inf:
+            raise ValueError("milliseconds must be positive and finite")  # NaN fails too
 
     def start(self) -> Clock:
         return Clock(self)

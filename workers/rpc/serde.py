@@ -8,6 +8,7 @@ into INVALID_ARGUMENT.
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 from engine import (
@@ -60,8 +61,8 @@ def budget_to_proto(budget: Budget | None) -> pb.Budget | None:
 def budget_from_proto(message: pb.Budget | None) -> Budget | None:
     if message is None or (not message.simulations and not message.milliseconds):
         return None
-    if message.milliseconds < 0:
-        raise ValueError("budget.milliseconds must not be negative")
+    if not 0 <= message.milliseconds < math.inf:  # NaN fails too
+        raise ValueError("budget.milliseconds must be a finite number, not negative")
     return Budget(simulations=message.simulations or None,
                   milliseconds=message.milliseconds or None)
 

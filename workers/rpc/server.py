@@ -33,8 +33,9 @@ from workers.rpc.validate import check_view
 log = logging.getLogger("president.ai_worker")
 
 SERVICE_NAME = ai_pb2.DESCRIPTOR.services_by_name["AiService"].full_name
-# Kept back from the call's deadline for validating, answering and the network.
-RESERVE_MS = 3.0
+# Kept back from the call's deadline for validating, answering and the network: a share
+# of it (a busy machine stretches everything) and a fixed amount.
+DEADLINE_SHARE, RESERVE_MS = 0.9, 3.0
 # Easy and Normal need well under this; a searching level needs at least this to start.
 MINIMUM_MS = 1.0
 GRACE_S = 30.0
@@ -45,7 +46,7 @@ def fit_to_deadline(level: str, budget: Budget | None, remaining_s: float | None
     Raises ``TimeoutError`` when no answer can make it."""
     if remaining_s is None:
         return budget
-    usable_ms = remaining_s * 1000 - RESERVE_MS
+    usable_ms = remaining_s * 1000 * DEADLINE_SHARE - RESERVE_MS
     if usable_ms < MINIMUM_MS:
         raise TimeoutError(f"{remaining_s * 1000:.1f} ms left: too little to answer in time")
     base = budget or DEFAULT_BUDGETS.get(level)
@@ -67,6 +68,9 @@ class AiServicer(ai_pb2_grpc.AiServiceServicer):
             check_view(view)
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except Exception:  # a check that missed a malformed shape: still the input's fault
+            log.exception("request rejected by a failing check")
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "malformed request")
         try:
             budget = fit_to_deadline(level, budget, context.time_remaining())
         except TimeoutError as exc:

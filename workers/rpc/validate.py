@@ -30,10 +30,12 @@ def check_view(view: View) -> None:
     _need(view.hand_sizes[seat] == len(view.hand),
           f"hand_sizes says seat {seat} holds {view.hand_sizes[seat]} cards, the hand has "
           f"{len(view.hand)}")
-    for name, seats in (("passed", view.passed), ("went_out", view.went_out),
-                        ("penalized", view.penalized)):
-        _need(all(0 <= s < n for s in seats), f"{name} names a seat that does not exist")
-    _need(all(0 <= s < n for s, _ in view.trick), "the trick names a seat that does not exist")
+    _check_seats(view, n)
+    if view.phase is Phase.EXCHANGE:
+        _need(bool(view.pending) and view.pending[0][0] == seat,
+              f"in the exchange phase seat {seat} must owe the first gift")
+    else:
+        _need(not view.pending, "gifts are owed only in the exchange phase")
     _check_cards_disjoint(view)
     try:
         state = state_from_view(view, sample_hands(knowledge_of(view), random.Random(0)))
@@ -46,6 +48,22 @@ def check_view(view: View) -> None:
         raise ValueError("the legal actions do not fit the hand and the table"
                          + (f"; not legal: {', '.join(wrong)}" if wrong else "")
                          + (f"; missing: {', '.join(missing)}" if missing else ""))
+
+
+def _check_seats(view: View, n: int) -> None:
+    """Every seat number anywhere in the view is a seat of the table."""
+    named = {
+        "passed": view.passed, "went_out": view.went_out, "penalized": view.penalized,
+        "trick": [s for s, _ in view.trick], "leader": [view.leader],
+        "pending": [s for g, r, _ in view.pending for s in (g, r)],
+        "exchanges": [s for e in view.exchanges for s in (e.giver, e.receiver)],
+        "history": [h.seat for h in view.history],
+        "results": [s for r in view.results
+                    for s in (*r.went_out, *r.ranking, *r.penalized,
+                              *(x for e in r.exchanges for x in (e.giver, e.receiver)))],
+    }
+    for name, seats in named.items():
+        _need(all(0 <= s < n for s in seats), f"{name} names a seat that does not exist")
 
 
 def _check_cards_disjoint(view: View) -> None:
