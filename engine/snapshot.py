@@ -1,0 +1,86 @@
+"""A ``State`` as plain JSON-ready data, and back: the snapshot a store keeps.
+
+Only ints, strings, bools, lists and dicts, so any JSON column or file holds it, and
+nothing in it can run code when read back (unlike pickle). Card sets stay masks;
+plays and actions use their canonical text. ``SNAPSHOT_VERSION`` changes whenever
+the layout does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.outcome import Exchange, Role, RoundResult
+from engine.plays import Play, parse_action
+from engine.rules import Rules
+from engine.state import LogEntry, Phase, RoundLog, State
+
+SNAPSHOT_VERSION = 1
+
+
+def _exchange_to(e: Exchange) -> list[Any]:
+    return [e.giver, e.receiver, e.mask, e.automatic]
+
+
+def _exchange_from(data: list[Any]) -> Exchange:
+    giver, receiver, mask, automatic = data
+    return Exchange(int(giver), int(receiver), int(mask), bool(automatic))
+
+
+def _result_to(r: RoundResult) -> dict[str, Any]:
+    return {"round": r.round_no, "went_out": list(r.went_out), "ranking": list(r.ranking),
+            "roles": [x.value for x in r.roles], "points": list(r.points),
+            "penalized": list(r.penalized), "exchanges": [_exchange_to(e) for e in r.exchanges]}
+
+
+def _result_from(d: dict[str, Any]) -> RoundResult:
+    return RoundResult(d["round"], tuple(d["went_out"]), tuple(d["ranking"]),
+                       tuple(Role(x) for x in d["roles"]), tuple(d["points"]),
+                       tuple(d["penalized"]), tuple(_exchange_from(e) for e in d["exchanges"]))
+
+
+def _log_to(log: RoundLog) -> list[list[Any]]:
+    return [[e.round_no, e.seat, str(e.action)] for e in log]
+
+
+def _log_from(data: list[list[Any]]) -> RoundLog:
+    return tuple(LogEntry(r, s, parse_action(a)) for r, s, a in data)
+
+
+def _play(text: str) -> Play:
+    play = parse_action(text)
+    if not isinstance(play, Play):
+        raise ValueError(f"{text!r} is not a play")
+    return play
+
+
+def state_to_dict(state: State) -> dict[str, Any]:
+    return {
+        "version": SNAPSHOT_VERSION,
+        "rules": state.rules.to_dict(), "seed": state.seed, "round": state.round_no,
+        "phase": state.phase.value, "hands": list(state.hands), "to_act": state.to_act,
+        "trick": [[seat, str(play)] for seat, play in state.trick], "passed": state.passed,
+        "discard": state.discard, "reversed": state.reversed, "went_out": list(state.went_out),
+        "penalized": state.penalized,
+        "roles": None if state.roles is None else [r.value for r in state.roles],
+        "scores": list(state.scores), "pending": [list(p) for p in state.pending],
+        "exchanges": [_exchange_to(e) for e in state.exchanges],
+        "results": [_result_to(r) for r in state.results], "log": _log_to(state.log),
+        "past_logs": [_log_to(log) for log in state.past_logs], "leader": state.leader,
+    }
+
+
+def state_from_dict(d: dict[str, Any]) -> State:
+    if d.get("version") != SNAPSHOT_VERSION:
+        raise ValueError(f"snapshot version {d.get('version')!r}, expected {SNAPSHOT_VERSION}")
+    return State(
+        rules=Rules.from_dict(d["rules"]), seed=d["seed"], round_no=d["round"],
+        phase=Phase(d["phase"]), hands=tuple(d["hands"]), to_act=d["to_act"],
+        trick=tuple((seat, _play(text)) for seat, text in d["trick"]), passed=d["passed"],
+        discard=d["discard"], reversed=d["reversed"], went_out=tuple(d["went_out"]),
+        penalized=d["penalized"],
+        roles=None if d["roles"] is None else tuple(Role(r) for r in d["roles"]),
+        scores=tuple(d["scores"]), pending=tuple((g, r, c) for g, r, c in d["pending"]),
+        exchanges=tuple(_exchange_from(e) for e in d["exchanges"]),
+        results=tuple(_result_from(r) for r in d["results"]), log=_log_from(d["log"]),
+        past_logs=tuple(_log_from(log) for log in d["past_logs"]), leader=d["leader"])

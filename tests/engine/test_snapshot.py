@@ -1,0 +1,51 @@
+"""Snapshots: a state written as JSON data and read back is the same state."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import PRESETS, Rules, apply, new_series
+from engine.game import generate
+from engine.snapshot import SNAPSHOT_VERSION, state_from_dict, state_to_dict
+from engine.state import State
+
+
+def _states(preset: str, seed: int, rounds: int) -> list[State]:
+    """Every state of a random series, first to last."""
+    rng = random.Random(seed)
+    state = new_series(Rules.preset(preset, rounds=rounds), seed)
+    states = [state]
+    while not state.is_over:
+        state, _ = apply(state, rng.choice(generate(state)))
+        states.append(state)
+    return states
+
+
+@settings(max_examples=25, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**9),
+       rounds=st.integers(1, 3))
+def test_every_state_of_a_series_round_trips_through_json(preset: str, seed: int,
+                                                          rounds: int) -> None:
+    for state in _states(preset, seed, rounds)[::7] + _states(preset, seed, rounds)[-1:]:
+        data = json.loads(json.dumps(state_to_dict(state)))  # only JSON types inside
+        assert state_from_dict(data) == state
+
+
+def test_a_snapshot_of_another_version_is_refused() -> None:
+    data = state_to_dict(new_series(Rules.preset("classic"), 1))
+    data["version"] = SNAPSHOT_VERSION + 1
+    with pytest.raises(ValueError, match="snapshot version"):
+        state_from_dict(data)
+
+
+def test_a_snapshot_holding_a_gift_where_a_play_belongs_is_refused() -> None:
+    state = _states("classic", 3, 1)[5]
+    data = state_to_dict(state)
+    data["trick"] = [[0, "give 3C"]]
+    with pytest.raises(ValueError):
+        state_from_dict(data)
