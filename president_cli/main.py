@@ -76,6 +76,15 @@ def _bench_ai(args: argparse.Namespace) -> int:
     return 0
 
 
+def _db_upgrade(args: argparse.Namespace) -> int:
+    from services.store.db import database_url, make_engine, upgrade
+
+    url = args.url or database_url()
+    upgrade(make_engine(url))
+    print(f"database at the newest migration: {url.split('@')[-1]}")
+    return 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     from engine import PRESETS, describe_options
 
@@ -129,6 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tour.add_argument("--json", action="store_true", help="print JSON")
     tour.set_defaults(func=_tournament)
+
+    db = sub.add_parser("db", help="the game database")
+    db_sub = db.add_subparsers(dest="action", required=True)
+    up = db_sub.add_parser("upgrade", help="apply the migrations (DATABASE_URL, default SQLite)")
+    up.add_argument("--url", help="a SQLAlchemy URL instead of DATABASE_URL")
+    up.set_defaults(func=_db_upgrade)
 
     rules = sub.add_parser("rules", help="print the presets and options as JSON")
     rules.add_argument("--preset", help="print one preset's options")

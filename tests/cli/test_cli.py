@@ -47,3 +47,12 @@ def test_console_script_is_installed() -> None:
     done = subprocess.run([str(script), "rules", "--preset", "cardverse"],
                           capture_output=True, text=True, check=True)
     assert json.loads(done.stdout)["revolution"] is True
+
+
+def test_db_upgrade_migrates_the_given_database(tmp_path: Path, capsys: object) -> None:
+    from services.store.db import make_engine, migrations_current
+
+    url = f"sqlite:///{tmp_path}/nested/president.db"
+    assert main(["db", "upgrade", "--url", url]) == 0
+    assert migrations_current(make_engine(url))
+    assert "newest migration" in capsys.readouterr().out  # type: ignore[attr-defined]

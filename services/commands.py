@@ -1,0 +1,35 @@
+"""What callers ask of the service layer, as plain values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    kind: str  # "human" | "ai"
+    engine: str | None = None  # for an AI: "easy", "normal", "hard", "expert" or a bot name
+
+
+@dataclass(frozen=True)
+class CreateGame:
+    preset: str
+    seats: tuple[SeatSpec, ...]
+    options: dict[str, Any] = field(default_factory=dict)
+    rounds: int | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Act:
+    game_id: str
+    token: str
+    action: str  # canonical action text
+    version: int  # the version the action was made against
+
+
+@dataclass(frozen=True)
+class ReadGame:
+    game_id: str
+    token: str | None = None  # None: the spectator's view

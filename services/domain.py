@@ -1,0 +1,55 @@
+"""What the service layer works with: a game as the engine state plus its seats.
+
+Plain values, no SQLAlchemy: ``services.store.repository`` maps them to rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field
+
+from engine import State
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Seat:
+    seat: int
+    kind: str  # "human" | "ai"
+    engine: str | None = None  # the AI engine's configured name
+    token_hash: str | None = field(default=None, repr=False)
+
+    def accepts(self, token: str) -> bool:
+        """Constant-time comparison of a presented token with the stored hash."""
+        return self.token_hash is not None and hmac.compare_digest(self.token_hash,
+                                                                   hash_token(token))
+
+
+@dataclass
+class Game:
+    id: str
+    preset: str
+    seats: tuple[Seat, ...]
+    state: State
+    version: int = 0  # actions applied so far
+
+    @property
+    def status(self) -> str:
+        return "over" if self.state.is_over else "active"
+
+    def seat_of(self, token: str) -> Seat | None:
+        # every seat is compared, so the time taken does not tell which one matched
+        found = None
+        for seat in self.seats:
+            if seat.accepts(token):
+                found = seat
+        return found

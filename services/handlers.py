@@ -1,0 +1,152 @@
+"""The service layer: each function takes a command and a unit of work (cosmicpython).
+
+A move goes entry point → here → engine → store, inside one transaction whose write is
+conditional on the version read: of two concurrent moves exactly one applies, the
+other gets ``StaleVersion``. AI seats are played through the ``TurnScheduler`` port.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+from engine import PRESETS, Rules, State, View, apply, new_series, observe, parse_action, replay
+from engine.plays import Action
+from services.commands import Act, CreateGame, ReadGame
+from services.domain import Game, Seat, hash_token, new_token
+from services.errors import BadRequest, BadToken, GameNotFound, StaleVersion
+from services.store.repository import VersionConflict
+from services.store.uow import UnitOfWork
+
+AI_ENGINES_BUILT_IN = ("easy", "normal", "hard", "expert")
+
+
+class TurnScheduler(Protocol):
+    """Plays AI seats: told whenever an AI seat is to act at ``version``."""
+
+    def ai_turn(self, game_id: str, seat: int, version: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class GameView:
+    game_id: str
+    version: int
+    status: str
+    view: View
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    game: GameView
+    tokens: dict[int, str]  # human seat -> its secret token, shown once
+
+
+def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
+                engines: tuple[str, ...] = AI_ENGINES_BUILT_IN) -> CreatedGame:
+    if cmd.preset not in PRESETS:
+        raise BadRequest(f"unknown preset {cmd.preset!r}; known: {', '.join(PRESETS)}")
+    options = dict(cmd.options, players=len(cmd.seats))
+    if cmd.rounds is not None:
+        options["rounds"] = cmd.rounds
+    rules = Rules.preset(cmd.preset, **options)  # InvalidRules explains what is wrong
+    tokens: dict[int, str] = {}
+    seats = []
+    for number, spec in enumerate(cmd.seats):
+        if spec.kind == "human":
+            tokens[number] = new_token()
+            seats.append(Seat(number, "human", None, hash_token(tokens[number])))
+        elif spec.kind == "ai" and spec.engine in engines:
+            seats.append(Seat(number, "ai", spec.engine))
+        else:
+            raise BadRequest(f"seat {number}: a seat is human, or ai with an engine among "
+                             f"{', '.join(engines)}")
+    seed = cmd.seed if cmd.seed is not None else secrets.randbits(63)
+    game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), new_series(rules, seed))
+    with uow:
+        uow.games.add(game)
+        uow.commit()
+    _schedule_ai(game, scheduler)
+    return CreatedGame(GameView(game.id, game.version, game.status, observe(game.state, None)),
+                       tokens)
+
+
+def read_game(cmd: ReadGame, uow: UnitOfWork) -> GameView:
+    with uow:
+        game = _load(uow, cmd.game_id)
+    seat = None if cmd.token is None else _seat_of(game, cmd.token).seat
+    return GameView(game.id, game.version, game.status, observe(game.state, seat))
+
+
+def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
+    action = parse_action(cmd.action)  # InvalidAction for unknown or duplicate cards
+    with uow:
+        game = _load(uow, cmd.game_id)
+        seat = _seat_of(game, cmd.token)  # only human seats have tokens
+        if cmd.version != game.version:
+            raise StaleVersion(f"the game is at version {game.version}, not {cmd.version}")
+        _apply_and_save(uow, game, action, seat.seat)
+    _schedule_ai(game, scheduler)
+    return GameView(game.id, game.version, game.status, observe(game.state, seat.seat))
+
+
+def play_ai_turn(game_id: str, seat: int, version: int, uow: UnitOfWork,
+                 decide: Callable[[View, str], Action]) -> Game | None:
+    """Play AI ``seat`` if the game is still at ``version`` with that seat to act; a
+    duplicate or late request is a no-op (None), so no move is ever played twice."""
+    with uow:
+        game = uow.games.get(game_id)
+        if game is None or game.version != version or game.state.to_act != seat:
+            return None
+        engine = game.seats[seat].engine
+        if game.seats[seat].kind != "ai" or engine is None:
+            return None
+        action = decide(observe(game.state, seat), engine)
+        try:
+            _apply_and_save(uow, game, action, seat)
+        except StaleVersion:
+            return None
+    return game
+
+
+def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:
+    """(the stored snapshot, the state rebuilt from seed + action log): equal when sound."""
+    with uow:
+        game = _load(uow, game_id)
+        actions = [parse_action(row.action) for row in uow.games.actions(game_id)]
+    return game.state, replay(game.state.rules, game.state.seed, actions)
+
+
+def _apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int) -> None:
+    read_version = game.version
+    state, _ = apply(game.state, action, seat)  # engine errors: nothing changes
+    entries = state.log_entries()[read_version:]  # the one entry this action added
+    game.state, game.version = state, read_version + len(entries)
+    try:
+        uow.games.save_actions(game, read_version, entries)
+        uow.commit()
+    except VersionConflict as exc:
+        uow.rollback()
+        raise StaleVersion(str(exc)) from None
+
+
+def _schedule_ai(game: Game, scheduler: TurnScheduler) -> None:
+    seat = game.state.to_act
+    if seat >= 0 and game.seats[seat].kind == "ai":
+        scheduler.ai_turn(game.id, seat, game.version)
+
+
+def _load(uow: UnitOfWork, game_id: str) -> Game:
+    game = uow.games.get(game_id)
+    if game is None:
+        raise GameNotFound(f"no game {game_id!r}")
+    return game
+
+
+def _seat_of(game: Game, token: str) -> Seat:
+    seat = game.seat_of(token)
+    if seat is None:
+        raise BadToken("this token opens no seat of this game")
+    return seat
+

@@ -1,0 +1,69 @@
+"""Database connections and migrations.
+
+SQLite file by default (``var/president.db``), PostgreSQL (or any SQLAlchemy URL)
+through ``DATABASE_URL``. Migrations are Alembic's, under ``migrations/``; the Alembic
+configuration is built here, so no alembic.ini is needed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import sessionmaker, Session
+
+DEFAULT_URL = "sqlite:///var/president.db"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def database_url() -> str:
+    return os.environ.get("DATABASE_URL", DEFAULT_URL)
+
+
+def make_engine(url: str | None = None) -> Engine:
+    url = url or database_url()
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    if url.startswith("postgresql://"):  # psycopg 3 is the driver this project installs
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    return create_engine(url, pool_pre_ping=True)
+
+
+def _sqlite_pragmas(dbapi_connection: object, _: object) -> None:
+    cursor = dbapi_connection.cursor()  # type: ignore[attr-defined]
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def alembic_config(engine: Engine) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["engine"] = engine
+    return config
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    command.upgrade(alembic_config(engine), revision)
+
+
+def migrations_current(engine: Engine) -> bool:
+    """Is the database at the newest migration? (``/readyz``)"""
+    heads = set(ScriptDirectory.from_config(alembic_config(engine)).get_heads())
+    with engine.connect() as connection:
+        return set(MigrationContext.configure(connection).get_current_heads()) == heads

@@ -1,0 +1,63 @@
+"""The database tables, as SQLAlchemy 2 typed models. Only ``services.store`` imports
+them: the service layer sees ``services.domain`` objects, the engine sees neither."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # "active" | "over"
+    preset: Mapped[str] = mapped_column(String(32))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    # Number of actions applied: the optimistic-concurrency token of every write.
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    # The current engine state (engine.snapshot), rebuilt-equal from seed + actions.
+    snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="selectin",
+                                                cascade="all, delete-orphan")
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))  # "human" | "ai"
+    engine: Mapped[str | None] = mapped_column(String(64))  # AI engine name
+    # SHA-256 of the seat's secret token (tokens are 256-bit random: no salt needed).
+    token_hash: Mapped[str | None] = mapped_column(String(64))
+
+
+class ActionRow(Base):
+    """The append-only action log: the source of truth of a game."""
+
+    __tablename__ = "actions"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)  # 1, 2, …: the version it made
+    round: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(Text)  # canonical action text
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

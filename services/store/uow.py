@@ -1,0 +1,32 @@
+"""The unit of work: one transaction around one service call (cosmicpython)."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from services.store.repository import GameRepository
+
+
+class UnitOfWork:
+    games: GameRepository
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self._sessions = sessions
+
+    def __enter__(self) -> UnitOfWork:
+        self.session = self._sessions()
+        self.games = GameRepository(self.session)
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.rollback()  # whatever was not committed explicitly is undone
+        self.session.close()
+
+    def commit(self) -> None:
+        self.session.commit()
+
+    def rollback(self) -> None:
+        self.session.rollback()

@@ -1,0 +1,186 @@
+"""The service layer on a real database: games, seats, tokens, the action log, versions."""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+import pytest
+from sqlalchemy import Engine, func, select, text
+
+from engine import NotYourTurn, UnknownCard, WrongPhase
+from engine.errors import CannotPassLead, IllegalAction
+from services.commands import Act, CreateGame, ReadGame, SeatSpec
+from services.domain import hash_token
+from services.errors import BadRequest, BadToken, GameNotFound, StaleVersion
+from services.handlers import GameView, act, create_game, play_ai_turn, read_game, rebuilt_state
+from services.scheduler import InlineScheduler
+from services.store.db import migrations_current
+from services.store.models import ActionRow
+from services.store.uow import UnitOfWork
+from workers.ai import decide
+
+UowFactory = Callable[[], UnitOfWork]
+HUMANS = (SeatSpec("human"),) * 4
+
+
+class NoAi:
+    def ai_turn(self, game_id: str, seat: int, version: int) -> None:
+        raise AssertionError("no AI seat in this game")
+
+
+def _new(uow_factory: UowFactory, seats: tuple[SeatSpec, ...] = HUMANS, **kwargs: object):  # type: ignore[no-untyped-def]
+    cmd = CreateGame(kwargs.pop("preset", "classic"), seats, **kwargs)  # type: ignore[arg-type]
+    return create_game(cmd, uow_factory(), NoAi())
+
+
+def _turn(uow_factory: UowFactory, game_id: str, tokens: dict[int, str]) -> GameView:
+    """The view of the seat to act."""
+    spectator = read_game(ReadGame(game_id), uow_factory())
+    if spectator.status == "over":
+        return spectator
+    return read_game(ReadGame(game_id, tokens[spectator.view.to_act]), uow_factory())
+
+
+def _action_count(db: Engine, game_id: str) -> int:
+    with db.connect() as c:
+        return c.scalar(select(func.count()).select_from(ActionRow)
+                        .where(ActionRow.game_id == game_id)) or 0
+
+
+def test_migrations_are_current(db: Engine) -> None:
+    assert migrations_current(db)
+
+
+def test_four_humans_play_a_series_and_the_log_rebuilds_the_snapshot(
+        uow_factory: UowFactory, db: Engine) -> None:
+    created = _new(uow_factory, rounds=2, seed=11)
+    game_id = created.game.game_id
+    moves = 0
+    while True:
+        turn = _turn(uow_factory, game_id, created.tokens)
+        if turn.status == "over":
+            break
+        action = decide(turn.view, "normal")
+        after = act(Act(game_id, created.tokens[turn.view.seat], str(action), turn.version),
+                    uow_factory(), NoAi())
+        assert after.version == turn.version + 1
+        moves += 1
+    assert moves == _action_count(db, game_id) > 50
+    snapshot, rebuilt = rebuilt_state(game_id, uow_factory())
+    assert snapshot == rebuilt and snapshot.is_over and len(snapshot.results) == 2
+
+
+def test_one_human_and_three_inline_ais_finish_three_rounds_with_exchanges(
+        uow_factory: UowFactory, inline: InlineScheduler) -> None:
+    seats = (SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("ai", "normal"),
+             SeatSpec("ai", "hard"))
+    created = create_game(CreateGame("classic", seats, rounds=3, seed=4), uow_factory(), inline)
+    token = created.tokens[0]
+    assert set(created.tokens) == {0}
+    while True:
+        mine = read_game(ReadGame(created.game.game_id, token), uow_factory())
+        if mine.status == "over":
+            break
+        assert mine.view.my_turn  # the inline AIs have played up to the human's turn
+        act(Act(mine.game_id, token, str(decide(mine.view, "easy")), mine.version),
+            uow_factory(), inline)
+    final, rebuilt = rebuilt_state(created.game.game_id, uow_factory())
+    assert final == rebuilt and len(final.results) == 3
+    assert any(e.automatic for r in final.results[1:] for e in r.exchanges)
+
+
+def test_tokens_are_stored_hashed(uow_factory: UowFactory, db: Engine) -> None:
+    created = _new(uow_factory)
+    with db.connect() as c:
+        stored = c.execute(text("SELECT seat, token_hash FROM seats")).all()
+    assert {seat: h for seat, h in stored} == {s: hash_token(t) for s, t in created.tokens.items()}
+    assert not set(created.tokens.values()) & {h for _, h in stored}
+
+
+def test_a_token_reads_only_its_own_seat(uow_factory: UowFactory) -> None:
+    created = _new(uow_factory)
+    for seat, token in created.tokens.items():
+        view = read_game(ReadGame(created.game.game_id, token), uow_factory()).view
+        assert view.seat == seat and len(view.hand) == 13
+    spectator = read_game(ReadGame(created.game.game_id), uow_factory()).view
+    assert spectator.seat is None and spectator.hand == ()
+    with pytest.raises(BadToken):
+        read_game(ReadGame(created.game.game_id, "not-a-token"), uow_factory())
+    with pytest.raises(GameNotFound):
+        read_game(ReadGame("0" * 32), uow_factory())
+
+
+@pytest.mark.parametrize("problem", ["not_your_turn", "stale", "unknown_card", "illegal",
+                                     "wrong_phase", "bad_token"])
+def test_a_rejected_action_changes_nothing(uow_factory: UowFactory, db: Engine,
+                                           problem: str) -> None:
+    created = _new(uow_factory, seed=3)
+    game_id = created.game.game_id
+    turn = _turn(uow_factory, game_id, created.tokens)
+    other = created.tokens[(turn.view.seat + 1) % 4]
+    token, text_, version, error = {
+        "not_your_turn": (other, str(turn.view.legal_actions[0]), turn.version, NotYourTurn),
+        "stale": (created.tokens[turn.view.seat], str(turn.view.legal_actions[0]), 7, StaleVersion),
+        "unknown_card": (created.tokens[turn.view.seat], "ZZ", turn.version, UnknownCard),
+        "illegal": (created.tokens[turn.view.seat], "pass", turn.version, CannotPassLead),
+        "wrong_phase": (created.tokens[turn.view.seat], "give 3C 4C", turn.version, WrongPhase),
+        "bad_token": ("nope", "pass", turn.version, BadToken),
+    }[problem]
+    with pytest.raises(error):
+        act(Act(game_id, token, text_, version), uow_factory(), NoAi())
+    again = _turn(uow_factory, game_id, created.tokens)
+    assert again.version == turn.version and again.view == turn.view
+    assert _action_count(db, game_id) == 0
+
+
+def test_an_ai_seat_cannot_be_played_by_hand_nor_twice(uow_factory: UowFactory) -> None:
+    seats = (SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("human"), SeatSpec("human"))
+    calls: list[tuple[str, int, int]] = []
+
+    class Recorder:
+        def ai_turn(self, game_id: str, seat: int, version: int) -> None:
+            calls.append((game_id, seat, version))
+
+    created = create_game(CreateGame("cardverse", seats, seed=2), uow_factory(), Recorder())
+    game_id = created.game.game_id
+    while not calls:  # humans play until the AI seat is to act
+        turn = _turn(uow_factory, game_id, created.tokens)
+        act(Act(game_id, created.tokens[turn.view.seat], str(decide(turn.view, "easy")),
+                turn.version), uow_factory(), Recorder())
+    _, seat, version = calls[0]
+    assert seat == 1
+    played = play_ai_turn(game_id, seat, version, uow_factory(), lambda v, e: decide(v, e))
+    assert played is not None and played.version == version + 1
+    # the same request again (a redelivered task) is a no-op
+    assert play_ai_turn(game_id, seat, version, uow_factory(), lambda v, e: decide(v, e)) is None
+    with pytest.raises(BadRequest):  # only configured engines may sit at a table
+        _new(uow_factory, seats=(SeatSpec("ai", "grandmaster"),) + HUMANS[1:])
+
+
+def test_two_moves_at_once_exactly_one_applies(uow_factory: UowFactory, db: Engine) -> None:
+    created = _new(uow_factory, seed=8)
+    game_id = created.game.game_id
+    turn = _turn(uow_factory, game_id, created.tokens)
+    token = created.tokens[turn.view.seat]
+    moves = [str(a) for a in turn.view.legal_actions[:2]]
+    outcomes: list[object] = []
+    barrier = threading.Barrier(len(moves))
+
+    def move(text_: str) -> None:
+        barrier.wait()
+        try:
+            outcomes.append(act(Act(game_id, token, text_, turn.version), uow_factory(), NoAi()))
+        except (StaleVersion, IllegalAction) as exc:
+            outcomes.append(exc)
+
+    threads = [threading.Thread(target=move, args=(m,)) for m in moves]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(isinstance(o, GameView) for o in outcomes) == 1
+    assert sum(isinstance(o, StaleVersion) for o in outcomes) == 1
+    assert _action_count(db, game_id) == 1
+    snapshot, rebuilt = rebuilt_state(game_id, uow_factory())
+    assert snapshot == rebuilt
