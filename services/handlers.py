@@ -31,10 +31,19 @@ class TurnScheduler(Protocol):
 
 @dataclass(frozen=True)
 class GameView:
+    """A game as one seat (or a spectator) may see it."""
+
     game_id: str
     version: int
     status: str
+    preset: str
+    seats: tuple[Seat, ...]
     view: View
+
+    @classmethod
+    def of(cls, game: Game, seat: int | None) -> GameView:
+        return cls(game.id, game.version, game.status, game.preset, game.seats,
+                   observe(game.state, seat))
 
 
 @dataclass(frozen=True)
@@ -68,15 +77,14 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
         uow.games.add(game)
         uow.commit()
     _schedule_ai(game, scheduler)
-    return CreatedGame(GameView(game.id, game.version, game.status, observe(game.state, None)),
-                       tokens)
+    return CreatedGame(GameView.of(game, None), tokens)
 
 
 def read_game(cmd: ReadGame, uow: UnitOfWork) -> GameView:
     with uow:
         game = _load(uow, cmd.game_id)
     seat = None if cmd.token is None else _seat_of(game, cmd.token).seat
-    return GameView(game.id, game.version, game.status, observe(game.state, seat))
+    return GameView.of(game, seat)
 
 
 def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
@@ -88,7 +96,7 @@ def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
             raise StaleVersion(f"the game is at version {game.version}, not {cmd.version}")
         _apply_and_save(uow, game, action, seat.seat)
     _schedule_ai(game, scheduler)
-    return GameView(game.id, game.version, game.status, observe(game.state, seat.seat))
+    return GameView.of(game, seat.seat)
 
 
 def play_ai_turn(game_id: str, seat: int, version: int, uow: UnitOfWork,

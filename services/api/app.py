@@ -1,0 +1,79 @@
+"""The app factory: the one place that builds the API from its settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIFlask
+from apiflask.exceptions import HTTPError
+from flask import Response
+
+from engine.errors import PresidentError
+from services.api.problems import from_error, problem
+from services.api.routes import v1
+from services.api.schemas import StatusOut
+from services.container import Container
+from services.errors import ServiceError
+from services.store.db import migrations_current
+
+MAX_BODY_BYTES = 16 * 1024
+
+_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 404: "not_found",
+               405: "method_not_allowed", 413: "body_too_large", 415: "unsupported_media_type"}
+
+
+def create_app(container: Container | None = None) -> APIFlask:
+    app = APIFlask("president", title="Président game service", version="1.0.0",
+                   docs_path="/docs", spec_path="/openapi.json")
+    app.config.update(OPENAPI_VERSION="3.1.0", MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+                      VALIDATION_ERROR_STATUS_CODE=400, SECURITY_SCHEMES={
+                          "BearerAuth": {"type": "http", "scheme": "bearer",
+                                         "description": "a seat's secret token"}})
+    app.extensions["president"] = container or Container.from_env()
+    app.register_blueprint(v1)
+    _errors(app)
+    _probes(app)
+    return app
+
+
+def _errors(app: APIFlask) -> None:
+    @app.errorhandler(PresidentError)
+    def engine_error(error: PresidentError) -> Response:
+        return from_error(error)
+
+    @app.errorhandler(ServiceError)
+    def service_error(error: ServiceError) -> Response:
+        return from_error(error)
+
+    @app.error_processor
+    def http_error(error: HTTPError) -> Response:
+        if error.status_code == 400 and error.detail:  # the body failed validation
+            return problem(400, "invalid_body", "Invalid request body",
+                           "the request body does not match the schema", errors=error.detail)
+        if error.status_code == 400:  # werkzeug could not parse the body
+            return problem(400, "malformed_body", "Malformed request body",
+                           "the request body is not valid JSON")
+        code = _HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
+        return problem(error.status_code, code, error.message, error.message)
+
+
+def _probes(app: APIFlask) -> None:
+    @app.get("/healthz")
+    @app.output(StatusOut)
+    @app.doc(tags=["Operations"], summary="Alive")
+    def healthz() -> dict[str, Any]:
+        return {"status": "ok"}
+
+    @app.get("/readyz")
+    @app.output(StatusOut)
+    @app.doc(tags=["Operations"], summary="Database reachable and migrations current")
+    def readyz() -> Any:
+        container: Container = app.extensions["president"]
+        try:
+            ready = migrations_current(container.db)
+        except Exception:  # unreachable database: not ready, and say so
+            ready = False
+        if not ready:
+            return problem(503, "not_ready", "Not ready",
+                           "the database is unreachable or its migrations are not current")
+        return {"status": "ready"}

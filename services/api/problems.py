@@ -1,0 +1,41 @@
+"""Every error as RFC 9457 problem+json: a stable ``type`` and ``code``, a human ``detail``.
+
+Engine and service errors become problems here, at the entry point, and nowhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify
+
+from engine.errors import (
+    AlreadyOut, AlreadyPassed, GameOver, IllegalAction, InvalidAction, InvalidRules,
+    NotYourTurn, PresidentError, WrongPhase,
+)
+from services.errors import BadRequest, BadToken, GameNotFound, ServiceError, StaleVersion
+
+PROBLEM_JSON = "application/problem+json"
+
+# Most specific first.
+STATUS: list[tuple[type[Exception], int]] = [
+    (GameNotFound, 404), (BadToken, 401), (StaleVersion, 409), (BadRequest, 400),
+    (InvalidRules, 400), (InvalidAction, 400),
+    (AlreadyPassed, 409), (AlreadyOut, 409), (NotYourTurn, 409), (GameOver, 409),
+    (WrongPhase, 409), (IllegalAction, 422),
+]
+
+
+def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Response:
+    body = {"type": f"urn:president:problem:{code}", "title": title, "status": status,
+            "detail": detail, "code": code, **extra}
+    response = jsonify(body)
+    response.status_code = status
+    response.mimetype = PROBLEM_JSON
+    return response
+
+
+def from_error(error: PresidentError | ServiceError) -> Response:
+    status = next(s for kind, s in STATUS if isinstance(error, kind))
+    title = type(error).__name__
+    return problem(status, error.code, title, error.message)

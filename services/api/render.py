@@ -1,0 +1,54 @@
+"""Engine values as the API's JSON: one function per shape, no I/O."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import PRESETS, ExchangeView, Outcome, RoundResult, Rules, View, describe_options
+from services.handlers import GameView
+
+
+def _exchange(e: ExchangeView) -> dict[str, Any]:
+    return {"giver": e.giver, "receiver": e.receiver, "count": e.count, "automatic": e.automatic,
+            "cards": None if e.cards is None else [str(c) for c in e.cards]}
+
+
+def _result(r: RoundResult) -> dict[str, Any]:
+    return {"round": r.round_no, "went_out": list(r.went_out), "ranking": list(r.ranking),
+            "roles": [x.value for x in r.roles], "points": list(r.points),
+            "penalized": list(r.penalized)}
+
+
+def _outcome(o: Outcome | None) -> dict[str, Any] | None:
+    if o is None:
+        return None
+    return {"termination": o.termination.value, "scores": list(o.scores),
+            "standing": list(o.standing), "winners": list(o.winners)}
+
+
+def view_json(v: View) -> dict[str, Any]:
+    return {
+        "seat": v.seat, "round": v.round_no, "rounds": v.rules.rounds, "phase": v.phase.value,
+        "to_act": v.to_act, "hand": [str(c) for c in v.hand], "hand_sizes": list(v.hand_sizes),
+        "trick": [{"seat": s, "play": str(p)} for s, p in v.trick],
+        "discard": [str(c) for c in v.discard], "reversed": v.reversed,
+        "passed": list(v.passed), "went_out": list(v.went_out), "penalized": list(v.penalized),
+        "roles": None if v.roles is None else [r.value for r in v.roles],
+        "scores": list(v.scores), "leader": v.leader,
+        "pending": [{"giver": g, "receiver": r, "count": c} for g, r, c in v.pending],
+        "exchanges": [_exchange(e) for e in v.exchanges],
+        "results": [_result(r) for r in v.results],
+        "legal_actions": [str(a) for a in v.legal_actions], "outcome": _outcome(v.outcome),
+    }
+
+
+def game_json(game: GameView) -> dict[str, Any]:
+    return {"game_id": game.game_id, "version": game.version, "status": game.status,
+            "preset": game.preset, "rules": game.view.rules.to_dict(),
+            "seats": [{"seat": s.seat, "kind": s.kind, "engine": s.engine} for s in game.seats],
+            "view": view_json(game.view)}
+
+
+def rules_json() -> dict[str, Any]:
+    return {"presets": {name: rules.to_dict() for name, rules in PRESETS.items()},
+            "options": describe_options(), "defaults": Rules().to_dict()}

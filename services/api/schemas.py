@@ -1,0 +1,124 @@
+"""Request and response bodies as pydantic models: validation and the OpenAPI spec."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # unknown fields are an error, not ignored
+
+
+class SeatIn(Strict):
+    kind: Literal["human", "ai"]
+    engine: str | None = Field(None, description="for an AI seat: easy, normal, hard, expert "
+                               "or a configured engine name")
+
+
+class CreateGameIn(Strict):
+    preset: str = Field(description="classic, cardverse, club, full or classic-variants")
+    seats: list[SeatIn] = Field(min_length=3, max_length=8)
+    options: dict[str, Any] = Field(default_factory=dict,
+                                    description="rules options over the preset (GET /v1/rules)")
+    rounds: int | None = Field(None, ge=1, le=100)
+    seed: int | None = Field(None, ge=0, lt=2**63,
+                             description="fixes every deal; secret: never shown by the API")
+
+
+class ActIn(Strict):
+    action: str = Field(max_length=200, description="canonical text: '7H 7S', '5H-JR-7H', "
+                        "'pass', 'give 3C 5D'")
+    version: int = Field(ge=0, description="the game version this action was made against")
+
+
+class TrickPlayOut(BaseModel):
+    seat: int
+    play: str
+
+
+class PendingOut(BaseModel):
+    giver: int
+    receiver: int
+    count: int
+
+
+class ExchangeOut(BaseModel):
+    giver: int
+    receiver: int
+    count: int
+    automatic: bool
+    cards: list[str] | None = Field(description="only for the seat that gave or received them")
+
+
+class ResultOut(BaseModel):
+    round: int
+    went_out: list[int]
+    ranking: list[int]
+    roles: list[str]
+    points: list[int]
+    penalized: list[int]
+
+
+class OutcomeOut(BaseModel):
+    termination: str
+    scores: list[int]
+    standing: list[int]
+    winners: list[int]
+
+
+class ViewOut(BaseModel):
+    seat: int | None = Field(description="null: the spectator's view")
+    round: int
+    rounds: int
+    phase: Literal["exchange", "play", "over"]
+    to_act: int
+    hand: list[str]
+    hand_sizes: list[int]
+    trick: list[TrickPlayOut]
+    discard: list[str]
+    reversed: bool
+    passed: list[int]
+    went_out: list[int]
+    penalized: list[int]
+    roles: list[str] | None
+    scores: list[int]
+    leader: int
+    pending: list[PendingOut]
+    exchanges: list[ExchangeOut]
+    results: list[ResultOut]
+    legal_actions: list[str]
+    outcome: OutcomeOut | None
+
+
+class SeatOut(BaseModel):
+    seat: int
+    kind: str
+    engine: str | None
+
+
+class GameOut(BaseModel):
+    game_id: str
+    version: int
+    status: Literal["active", "over"]
+    preset: str
+    rules: dict[str, Any]
+    seats: list[SeatOut]
+    view: ViewOut
+
+
+class CreatedOut(BaseModel):
+    game: GameOut
+    tokens: dict[str, str] = Field(description="human seat number -> its secret bearer "
+                                   "token, shown only here")
+
+
+class RulesOut(BaseModel):
+    presets: dict[str, dict[str, Any]]
+    options: list[dict[str, Any]]
+    defaults: dict[str, Any]
+
+
+class StatusOut(BaseModel):
+    status: str
