@@ -1,4 +1,4 @@
-"""A ``State`` as plain JSON-ready data, and back: the snapshot a store keeps.
+"""A ``State`` (and an event) as plain JSON-ready data, and back: what a store keeps.
 
 Only ints, strings, bools, lists and dicts, so any JSON column or file holds it, and
 nothing in it can run code when read back (unlike pickle). Card sets stay masks;
@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.outcome import Exchange, Role, RoundResult
+from dataclasses import fields
+
+from engine.cards import parse_cards
+from engine.events import (
+    CardsGiven, Event, ExchangeDone, Passed, Played, Revolution, RoundEnded, RoundStarted,
+    SeriesEnded, Skipped, TrickWon, WentOut,
+)
+from engine.outcome import Exchange, Outcome, Role, RoundResult, Termination
 from engine.plays import Play, parse_action
 from engine.rules import Rules
 from engine.state import LogEntry, Phase, RoundLog, State
@@ -84,3 +91,63 @@ def state_from_dict(d: dict[str, Any]) -> State:
         exchanges=tuple(_exchange_from(e) for e in d["exchanges"]),
         results=tuple(_result_from(r) for r in d["results"]), log=_log_from(d["log"]),
         past_logs=tuple(_log_from(log) for log in d["past_logs"]), leader=d["leader"])
+
+
+# --- events -----------------------------------------------------------------------------
+
+_EVENT_TYPES: dict[str, type] = {
+    "round_started": RoundStarted, "cards_given": CardsGiven, "exchange_done": ExchangeDone,
+    "played": Played, "passed": Passed, "skipped": Skipped, "revolution": Revolution,
+    "trick_won": TrickWon, "went_out": WentOut, "round_ended": RoundEnded,
+    "series_ended": SeriesEnded,
+}
+_EVENT_NAMES = {cls: name for name, cls in _EVENT_TYPES.items()}
+
+
+def _outcome_to(o: Outcome) -> dict[str, Any]:
+    return {"termination": o.termination.value, "scores": list(o.scores),
+            "standing": list(o.standing)}
+
+
+def _outcome_from(d: dict[str, Any]) -> Outcome:
+    return Outcome(Termination(d["termination"]), tuple(d["scores"]), tuple(d["standing"]))
+
+
+def _value_to(name: str, value: Any) -> Any:
+    if name == "play":
+        return str(value)
+    if name == "cards":
+        return None if value is None else [str(c) for c in value]
+    if name == "result":
+        return _result_to(value)
+    if name == "outcome":
+        return _outcome_to(value)
+    return value
+
+
+def _value_from(name: str, value: Any) -> Any:
+    if name == "play":
+        return _play(value)
+    if name == "cards":
+        return None if value is None else parse_cards(value)
+    if name == "result":
+        return _result_from(value)
+    if name == "outcome":
+        return _outcome_from(value)
+    return value
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """``{"type": "played", "seat": 2, "play": "7C 7H"}`` and so on for every event."""
+    data = {"type": _EVENT_NAMES[type(event)]}
+    for f in fields(event):
+        data[f.name] = _value_to(f.name, getattr(event, f.name))
+    return data
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    cls = _EVENT_TYPES.get(data.get("type", ""))
+    if cls is None:
+        raise ValueError(f"unknown event type {data.get('type')!r}")
+    values = {f.name: _value_from(f.name, data[f.name]) for f in fields(cls)}
+    return cls(**values)  # type: ignore[no-any-return]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import PRESETS, Rules, apply, new_series
+from engine import PRESETS, Rules, apply, new_series, new_series_with_events
 from engine.game import generate
 from engine.snapshot import SNAPSHOT_VERSION, state_from_dict, state_to_dict
 from engine.state import State
@@ -49,3 +49,28 @@ def test_a_snapshot_holding_a_gift_where_a_play_belongs_is_refused() -> None:
     data["trick"] = [[0, "give 3C"]]
     with pytest.raises(ValueError):
         state_from_dict(data)
+
+
+@settings(max_examples=15, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**9))
+def test_every_event_round_trips_through_json(preset: str, seed: int) -> None:
+    from engine.snapshot import event_from_dict, event_to_dict
+
+    rng = random.Random(seed)
+    state, events = new_series_with_events(Rules.preset(preset, rounds=2), seed)
+    kinds = set()
+    while not state.is_over:
+        for event in events:
+            data = json.loads(json.dumps(event_to_dict(event)))
+            assert event_from_dict(data) == event
+            kinds.add(data["type"])
+        state, events = apply(state, rng.choice(generate(state)))
+    assert {"round_started", "played", "passed", "trick_won", "went_out",
+            "round_ended"} <= kinds
+
+
+def test_an_unknown_event_type_is_refused() -> None:
+    from engine.snapshot import event_from_dict
+
+    with pytest.raises(ValueError, match="unknown event type"):
+        event_from_dict({"type": "teleported", "seat": 1})
