@@ -41,6 +41,7 @@ class Game:
     seats: tuple[Seat, ...]
     state: State
     version: int = 0  # actions applied so far
+    events: int = 0  # events recorded so far
 
     @property
     def status(self) -> str:

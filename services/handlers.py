@@ -12,7 +12,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
-from engine import PRESETS, Rules, State, View, apply, new_series, observe, parse_action, replay
+from engine import (
+    PRESETS, Event, Rules, State, View, apply, new_series_with_events, observe, parse_action,
+    redact, replay,
+)
 from engine.plays import Action
 from services.commands import Act, CreateGame, ReadGame
 from services.domain import Game, Seat, hash_token, new_token
@@ -72,9 +75,10 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
             raise BadRequest(f"seat {number}: a seat is human, or ai with an engine among "
                              f"{', '.join(engines)}")
     seed = cmd.seed if cmd.seed is not None else secrets.randbits(63)
-    game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), new_series(rules, seed))
+    state, events = new_series_with_events(rules, seed)
+    game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state)
     with uow:
-        uow.games.add(game)
+        uow.games.add(game, events)
         uow.commit()
     _schedule_ai(game, scheduler)
     return CreatedGame(GameView.of(game, None), tokens)
@@ -118,6 +122,25 @@ def play_ai_turn(game_id: str, seat: int, version: int, uow: UnitOfWork,
     return game
 
 
+@dataclass(frozen=True)
+class EventView:
+    seq: int
+    version: int
+    event: Event  # already redacted for the reader
+
+
+def events_after(game_id: str, token: str | None, after: int, uow: UnitOfWork,
+                 limit: int = 500) -> tuple[list[EventView], int]:
+    """The game's events numbered above ``after`` as the token's seat (or a spectator) may
+    see them, and the number of the game's last event."""
+    with uow:
+        game = _load(uow, game_id)
+        seat = None if token is None else _seat_of(game, token).seat
+        rows = uow.games.events_after(game_id, after, limit)
+    return [EventView(seq, version, redact(event, seat)) for seq, version, event in rows], \
+        game.events
+
+
 def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:
     """(the stored snapshot, the state rebuilt from seed + action log): equal when sound."""
     with uow:
@@ -128,11 +151,11 @@ def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:
 
 def _apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int) -> None:
     read_version = game.version
-    state, _ = apply(game.state, action, seat)  # engine errors: nothing changes
+    state, events = apply(game.state, action, seat)  # engine errors: nothing changes
     entries = state.log_entries()[read_version:]  # the one entry this action added
     game.state, game.version = state, read_version + len(entries)
     try:
-        uow.games.save_actions(game, read_version, entries)
+        uow.games.save_actions(game, read_version, entries, events)
         uow.commit()
     except VersionConflict as exc:
         uow.rollback()

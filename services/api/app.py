@@ -47,9 +47,10 @@ def _errors(app: APIFlask) -> None:
 
     @app.error_processor
     def http_error(error: HTTPError) -> Response:
-        if error.status_code == 400 and error.detail:  # the body failed validation
-            return problem(400, "invalid_body", "Invalid request body",
-                           "the request body does not match the schema", errors=error.detail)
+        if error.status_code == 400 and error.detail:  # the body or query failed validation
+            where = "body" if "json" in error.detail else "query"
+            return problem(400, f"invalid_{where}", f"Invalid request {where}",
+                           f"the request {where} does not match the schema", errors=error.detail)
         if error.status_code == 400:  # werkzeug could not parse the body
             return problem(400, "malformed_body", "Malformed request body",
                            "the request body is not valid JSON")

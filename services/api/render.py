@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine import PRESETS, ExchangeView, Outcome, RoundResult, Rules, View, describe_options
-from services.handlers import GameView
+from engine.snapshot import event_to_dict
+from services.handlers import EventView, GameView
 
 
 def _exchange(e: ExchangeView) -> dict[str, Any]:
@@ -52,3 +53,7 @@ def game_json(game: GameView) -> dict[str, Any]:
 def rules_json() -> dict[str, Any]:
     return {"presets": {name: rules.to_dict() for name, rules in PRESETS.items()},
             "options": describe_options(), "defaults": Rules().to_dict()}
+
+
+def event_json(e: EventView) -> dict[str, Any]:
+    return {"seq": e.seq, "version": e.version, **event_to_dict(e.event)}

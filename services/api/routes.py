@@ -4,15 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiflask import APIBlueprint
-from flask import current_app, request
+import json
+import time
+from typing import Iterator
 
-from services.api.render import game_json, rules_json
-from services.api.schemas import ActIn, CreatedOut, CreateGameIn, GameOut, RulesOut
+from apiflask import APIBlueprint
+from flask import Response, current_app, request, stream_with_context
+
+from services.api.render import event_json, game_json, rules_json
+from services.api.schemas import (
+    ActIn, CreatedOut, CreateGameIn, EventsOut, EventsQuery, GameOut, RulesOut,
+)
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.container import Container
 from services.errors import BadToken
-from services.handlers import act, create_game, read_game
+from services.handlers import EventView, act, create_game, events_after, read_game
+
+POLL_S = 0.1  # how often a waiting request looks for new events (any process may add them)
+HEARTBEAT_S = 15.0
 
 v1 = APIBlueprint("v1", __name__, url_prefix="/v1", tag="Games")
 BEARER = [{"BearerAuth": []}]
@@ -73,3 +82,51 @@ def post_action(game_id: str, json_data: ActIn) -> dict[str, Any]:
     assert token is not None
     return game_json(act(Act(game_id, token, json_data.action, json_data.version),
                          services.uow(), services.scheduler))
+
+
+def _wait_for_events(game_id: str, token: str | None, after: int,
+                     wait_s: float) -> tuple[list[EventView], int]:
+    deadline = time.monotonic() + wait_s
+    while True:
+        events, last = events_after(game_id, token, after, _services().uow())
+        if events or time.monotonic() >= deadline:
+            return events, last
+        time.sleep(POLL_S)
+
+
+@v1.get("/games/<string:game_id>/events")
+@v1.input(EventsQuery, location="query")
+@v1.output(EventsOut)
+@v1.doc(summary="Events after number N; with wait=S, hold the request until one comes",
+        security=BEARER)
+def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
+    events, last = _wait_for_events(game_id, _token(required=False), query_data.after,
+                                    query_data.wait)
+    return {"events": [event_json(e) for e in events], "last": last}
+
+
+@v1.get("/games/<string:game_id>/events/stream")
+@v1.doc(summary="The same events as Server-Sent Events; resumes after Last-Event-ID",
+        security=BEARER, responses={200: {"description": "text/event-stream"}})
+def stream_events(game_id: str) -> Response:
+    token = _token(required=False)
+    after = int(request.headers.get("Last-Event-ID") or request.args.get("after") or 0)
+    events_after(game_id, token, after, _services().uow(), limit=1)  # 404 / 401 up front
+
+    def stream() -> Iterator[str]:
+        seen, quiet_since = after, time.monotonic()
+        while True:
+            events, last = events_after(game_id, token, seen, _services().uow())
+            for e in events:
+                data = event_json(e)
+                yield f"id: {e.seq}\nevent: {data['type']}\ndata: {json.dumps(data)}\n\n"
+                seen, quiet_since = e.seq, time.monotonic()
+                if data["type"] == "series_ended":
+                    return
+            if time.monotonic() - quiet_since > HEARTBEAT_S:
+                yield ": keep-alive\n\n"
+                quiet_since = time.monotonic()
+            time.sleep(POLL_S)
+
+    return Response(stream_with_context(stream()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -122,3 +122,14 @@ class RulesOut(BaseModel):
 
 class StatusOut(BaseModel):
     status: str
+
+
+class EventsQuery(Strict):
+    after: int = Field(0, ge=0, description="the last event number the client has seen")
+    wait: float = Field(0, ge=0, le=30, description="long-poll: seconds to wait for an event")
+
+
+class EventsOut(BaseModel):
+    events: list[dict[str, Any]] = Field(description="{seq, version, type, …fields}: "
+                                         "public events and the caller's private ones")
+    last: int = Field(description="the number of the game's last event")

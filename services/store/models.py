@@ -30,6 +30,7 @@ class GameRow(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     # The current engine state (engine.snapshot), rebuilt-equal from seed + actions.
     snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
+    events: Mapped[int] = mapped_column(Integer, default=0)  # events recorded so far
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -61,3 +62,16 @@ class ActionRow(Base):
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(Text)  # canonical action text
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class EventRow(Base):
+    """What each action caused (engine.snapshot.event_to_dict), unredacted: the API
+    redacts per caller when it reads them."""
+
+    __tablename__ = "events"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)  # 1, 2, … per game
+    version: Mapped[int] = mapped_column(Integer)  # the game version after its action
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)

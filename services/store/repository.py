@@ -5,10 +5,11 @@ from __future__ import annotations
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from engine.snapshot import state_from_dict, state_to_dict
+from engine.events import Event
+from engine.snapshot import event_from_dict, event_to_dict, state_from_dict, state_to_dict
 from engine.state import LogEntry
 from services.domain import Game, Seat
-from services.store.models import ActionRow, GameRow, SeatRow, utcnow
+from services.store.models import ActionRow, EventRow, GameRow, SeatRow, utcnow
 
 
 class VersionConflict(Exception):
@@ -19,28 +20,36 @@ class GameRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def add(self, game: Game) -> None:
+    def add(self, game: Game, events: list[Event]) -> None:
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
             rules=game.state.rules.to_dict(), seed=game.state.seed, version=game.version,
-            snapshot=state_to_dict(game.state),
+            snapshot=state_to_dict(game.state), events=len(events),
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
                    for s in game.seats]))
+        self.session.flush()  # the game row first: events refer to it
+        self._add_events(game, 0, events)
+        game.events = len(events)
 
     def get(self, game_id: str) -> Game | None:
         row = self.session.get(GameRow, game_id)
         if row is None:
             return None
         seats = tuple(Seat(s.seat, s.kind, s.engine, s.token_hash) for s in row.seats)
-        return Game(row.id, row.preset, seats, state_from_dict(row.snapshot), row.version)
+        return Game(row.id, row.preset, seats, state_from_dict(row.snapshot), row.version,
+                    row.events)
 
-    def save_actions(self, game: Game, read_version: int, entries: list[LogEntry]) -> None:
-        """Append ``entries`` to the log and store the new snapshot, if and only if nobody
-        else wrote since ``read_version`` (checked inside this transaction)."""
+    def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
+                     events: list[Event]) -> None:
+        """Append ``entries`` to the log and ``events`` to the game's events, and store
+        the new snapshot, if and only if nobody else wrote since ``read_version``
+        (checked inside this transaction)."""
+        first_event = game.events
+        game.events += len(events)
         done = self.session.execute(
             update(GameRow)
             .where(GameRow.id == game.id, GameRow.version == read_version)
-            .values(version=game.version, status=game.status,
+            .values(version=game.version, status=game.status, events=game.events,
                     snapshot=state_to_dict(game.state), updated_at=utcnow()))
         if done.rowcount != 1:  # type: ignore[attr-defined]
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
@@ -48,6 +57,19 @@ class GameRepository:
             self.session.add(ActionRow(game_id=game.id, seq=read_version + offset,
                                        round=entry.round_no, seat=entry.seat,
                                        action=str(entry.action)))
+        self._add_events(game, first_event, events)
+
+    def _add_events(self, game: Game, first: int, events: list[Event]) -> None:
+        for offset, event in enumerate(events, start=1):
+            self.session.add(EventRow(game_id=game.id, seq=first + offset, version=game.version,
+                                      payload=event_to_dict(event)))
+
+    def events_after(self, game_id: str, after: int, limit: int) -> list[tuple[int, int, Event]]:
+        """(seq, version, event) of the game's events numbered above ``after``."""
+        rows = self.session.scalars(
+            select(EventRow).where(EventRow.game_id == game_id, EventRow.seq > after)
+            .order_by(EventRow.seq).limit(limit))
+        return [(row.seq, row.version, event_from_dict(row.payload)) for row in rows]
 
     def actions(self, game_id: str) -> list[ActionRow]:
         return list(self.session.scalars(

@@ -3,36 +3,18 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import Engine, func, select
 
-from services.api.app import MAX_BODY_BYTES, create_app
-from services.container import Container
-from services.handlers import AI_ENGINES_BUILT_IN
-from services.scheduler import InlineScheduler
-from services.store.db import session_factory
-from services.store.models import ActionRow
-from services.store.uow import UnitOfWork
 from engine import Rules, parse_action
+from services.api.app import MAX_BODY_BYTES
+from services.store.models import ActionRow
 from workers.ai.heuristics import easy_choice
 
 HUMANS = [{"kind": "human"}] * 4
-
-
-@pytest.fixture
-def client(db: Engine) -> Iterator[FlaskClient]:
-    sessions = session_factory(db)
-
-    def uow() -> UnitOfWork:
-        return UnitOfWork(sessions)
-
-    app = create_app(Container(db=db, uow=uow, scheduler=InlineScheduler(uow),
-                               engines=AI_ENGINES_BUILT_IN))
-    with app.test_client() as c:
-        yield c
 
 
 def bearer(token: str) -> dict[str, str]:
