@@ -27,6 +27,7 @@ class Act:
     token: str
     action: str  # canonical action text
     version: int  # the version the action was made against
+    idempotency_key: str | None = None  # a retry with the same key returns the first result
 
 
 @dataclass(frozen=True)

@@ -30,3 +30,9 @@ class StaleVersion(ServiceError):
 
 class BadRequest(ServiceError, ValueError):
     code = "bad_request"
+
+
+class KeyReused(ServiceError):
+    """An Idempotency-Key sent again with a different action."""
+
+    code = "idempotency_key_reused"

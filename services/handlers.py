@@ -19,7 +19,7 @@ from engine import (
 from engine.plays import Action
 from services.commands import Act, CreateGame, ReadGame
 from services.domain import Game, Seat, hash_token, new_token
-from services.errors import BadRequest, BadToken, GameNotFound, StaleVersion
+from services.errors import BadRequest, BadToken, GameNotFound, KeyReused, StaleVersion
 from services.store.repository import VersionConflict
 from services.store.uow import UnitOfWork
 
@@ -95,12 +95,38 @@ def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
     action = parse_action(cmd.action)  # InvalidAction for unknown or duplicate cards
     with uow:
         game = _load(uow, cmd.game_id)
-        seat = _seat_of(game, cmd.token)  # only human seats have tokens
+        seat = _seat_of(game, cmd.token).seat  # only human seats have tokens
+        first = _first_result(uow, game, seat, cmd)
+        if first is not None:
+            return first
         if cmd.version != game.version:
             raise StaleVersion(f"the game is at version {game.version}, not {cmd.version}")
-        _apply_and_save(uow, game, action, seat.seat)
+        try:
+            _apply_and_save(uow, game, action, seat, cmd.idempotency_key)
+        except StaleVersion:  # a concurrent retry of the same request may have won
+            first = _first_result(uow, game, seat, cmd)
+            if first is None:
+                raise
+            return first
     _schedule_ai(game, scheduler)
-    return GameView.of(game, seat.seat)
+    return GameView.of(game, seat)
+
+
+def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView | None:
+    """The result of the earlier action sent with this Idempotency-Key, rebuilt from the
+    log at the version it produced; None if the key is new."""
+    if cmd.idempotency_key is None:
+        return None
+    remembered = uow.games.remembered(game.id, seat, cmd.idempotency_key)
+    if remembered is None:
+        return None
+    action, version = remembered
+    if action != cmd.action:
+        raise KeyReused("this Idempotency-Key was sent before with another action")
+    actions = [parse_action(row.action) for row in uow.games.actions(game.id)][:version]
+    then = Game(game.id, game.preset, game.seats,
+                replay(game.state.rules, game.state.seed, actions), version)
+    return GameView.of(then, seat)
 
 
 def play_ai_turn(game_id: str, seat: int, version: int, uow: UnitOfWork,
@@ -149,13 +175,16 @@ def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:
     return game.state, replay(game.state.rules, game.state.seed, actions)
 
 
-def _apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int) -> None:
+def _apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
+                    idempotency_key: str | None = None) -> None:
     read_version = game.version
     state, events = apply(game.state, action, seat)  # engine errors: nothing changes
     entries = state.log_entries()[read_version:]  # the one entry this action added
     game.state, game.version = state, read_version + len(entries)
     try:
         uow.games.save_actions(game, read_version, entries, events)
+        if idempotency_key is not None:
+            uow.games.remember(game.id, seat, idempotency_key, str(action), game.version)
         uow.commit()
     except VersionConflict as exc:
         uow.rollback()

@@ -13,13 +13,16 @@ from engine.errors import (
     AlreadyOut, AlreadyPassed, GameOver, IllegalAction, InvalidAction, InvalidRules,
     NotYourTurn, PresidentError, WrongPhase,
 )
-from services.errors import BadRequest, BadToken, GameNotFound, ServiceError, StaleVersion
+from services.errors import (
+    BadRequest, BadToken, GameNotFound, KeyReused, ServiceError, StaleVersion,
+)
 
 PROBLEM_JSON = "application/problem+json"
 
 # Most specific first.
 STATUS: list[tuple[type[Exception], int]] = [
-    (GameNotFound, 404), (BadToken, 401), (StaleVersion, 409), (BadRequest, 400),
+    (GameNotFound, 404), (BadToken, 401), (StaleVersion, 409), (KeyReused, 422),
+    (BadRequest, 400),
     (InvalidRules, 400), (InvalidAction, 400),
     (AlreadyPassed, 409), (AlreadyOut, 409), (NotYourTurn, 409), (GameOver, 409),
     (WrongPhase, 409), (IllegalAction, 422),

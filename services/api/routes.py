@@ -17,7 +17,7 @@ from services.api.schemas import (
 )
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.container import Container
-from services.errors import BadToken
+from services.errors import BadRequest, BadToken
 from services.handlers import EventView, act, create_game, events_after, read_game
 
 POLL_S = 0.1  # how often a waiting request looks for new events (any process may add them)
@@ -80,7 +80,10 @@ def post_action(game_id: str, json_data: ActIn) -> dict[str, Any]:
     services = _services()
     token = _token(required=True)
     assert token is not None
-    return game_json(act(Act(game_id, token, json_data.action, json_data.version),
+    key = request.headers.get("Idempotency-Key") or None
+    if key is not None and len(key) > 128:
+        raise BadRequest("an Idempotency-Key has at most 128 characters")
+    return game_json(act(Act(game_id, token, json_data.action, json_data.version, key),
                          services.uow(), services.scheduler))
 
 

@@ -75,3 +75,16 @@ class EventRow(Base):
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)  # 1, 2, … per game
     version: Mapped[int] = mapped_column(Integer)  # the game version after its action
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class IdempotencyRow(Base):
+    """An action sent with an Idempotency-Key: a retry finds it and gets the same result."""
+
+    __tablename__ = "idempotency_keys"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    action: Mapped[str] = mapped_column(Text)  # what was sent the first time
+    version: Mapped[int] = mapped_column(Integer)  # the game version it produced

@@ -9,7 +9,7 @@ from engine.events import Event
 from engine.snapshot import event_from_dict, event_to_dict, state_from_dict, state_to_dict
 from engine.state import LogEntry
 from services.domain import Game, Seat
-from services.store.models import ActionRow, EventRow, GameRow, SeatRow, utcnow
+from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
 
 
 class VersionConflict(Exception):
@@ -74,3 +74,12 @@ class GameRepository:
     def actions(self, game_id: str) -> list[ActionRow]:
         return list(self.session.scalars(
             select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)))
+
+    def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
+        """(action text, resulting version) of an earlier action sent with ``key``."""
+        row = self.session.get(IdempotencyRow, (game_id, seat, key))
+        return None if row is None else (row.action, row.version)
+
+    def remember(self, game_id: str, seat: int, key: str, action: str, version: int) -> None:
+        self.session.add(IdempotencyRow(game_id=game_id, seat=seat, key=key, action=action,
+                                        version=version))

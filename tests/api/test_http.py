@@ -198,3 +198,53 @@ def test_rules_probes_and_spec(client: FlaskClient) -> None:
     assert {"/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/actions",
             "/v1/rules"} <= set(spec["paths"])
     assert client.get("/docs").status_code == 200
+
+
+def test_a_retried_request_returns_the_first_result_and_plays_nothing_twice(
+        client: FlaskClient, db: Engine) -> None:
+    created = new_game(client, seed=23)
+    game_id, tokens = created["game"]["game_id"], created["tokens"]
+    to_act = client.get(f"/v1/games/{game_id}").get_json()["view"]["to_act"]
+    mine = seat_view(client, game_id, tokens[str(to_act)])
+    body = {"action": first_play(mine), "version": 0}
+    headers = {**bearer(tokens[str(to_act)]), "Idempotency-Key": "retry-me-1"}
+    first = client.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
+    assert first.status_code == 200
+    # the next seat moves on meanwhile; the retry still answers what the first call did
+    nxt = seat_view(client, game_id, tokens[str(first.get_json()["view"]["to_act"])])
+    assert client.post(f"/v1/games/{game_id}/actions", headers=bearer(tokens[str(nxt['view']['seat'])]),
+                       json={"action": "pass", "version": 1}).status_code == 200
+    again = client.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
+    assert again.status_code == 200 and again.get_json() == first.get_json()
+    assert actions_stored(db) == 2
+    reused = client.post(f"/v1/games/{game_id}/actions", headers=headers,
+                         json={"action": "pass", "version": 2})
+    assert_problem(reused, 422, "idempotency_key_reused")
+    assert actions_stored(db) == 2
+
+
+def test_concurrent_retries_with_one_key_apply_once(client: FlaskClient, db: Engine) -> None:
+    created = new_game(client, seed=29)
+    game_id, tokens = created["game"]["game_id"], created["tokens"]
+    to_act = client.get(f"/v1/games/{game_id}").get_json()["view"]["to_act"]
+    mine = seat_view(client, game_id, tokens[str(to_act)])
+    body = {"action": first_play(mine), "version": 0}
+    headers = {**bearer(tokens[str(to_act)]), "Idempotency-Key": "same-click"}
+    results: list[tuple[int, Any]] = []
+    barrier = threading.Barrier(3)
+    app = client.application
+
+    def send() -> None:
+        with app.test_client() as own:
+            barrier.wait()
+            r = own.post(f"/v1/games/{game_id}/actions", json=body, headers=headers)
+            results.append((r.status_code, r.get_json()))
+
+    threads = [threading.Thread(target=send) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [status for status, _ in results] == [200, 200, 200]
+    assert all(r == results[0][1] for _, r in results)
+    assert actions_stored(db) == 1
