@@ -7,14 +7,16 @@ other gets ``StaleVersion``. AI seats are played through the ``TurnScheduler`` p
 
 from __future__ import annotations
 
+import base64
 import secrets
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Callable, Protocol
 
 from engine import (
-    PRESETS, Event, Rules, State, View, apply, new_series_with_events, observe, parse_action,
-    redact, replay,
+    PRESETS, Event, Rules, RoundStarted, State, View, apply, new_series_with_events, observe,
+    parse_action, redact, replay,
 )
 from engine.plays import Action
 from services.commands import Act, CreateGame, ReadGame
@@ -165,6 +167,60 @@ def events_after(game_id: str, token: str | None, after: int, uow: UnitOfWork,
         rows = uow.games.events_after(game_id, after, limit)
     return [EventView(seq, version, redact(event, seat)) for seq, version, event in rows], \
         game.events
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    game_id: str
+    status: str
+    preset: str
+    version: int
+    created_at: datetime
+    seats: tuple[Seat, ...]
+
+
+def list_games(status: str | None, limit: int, cursor: str | None,
+               uow: UnitOfWork) -> tuple[list[GameSummary], str | None]:
+    """A page of games, newest first, and the cursor of the next page (None: last page)."""
+    if status not in (None, "active", "over"):
+        raise BadRequest("status is 'active' or 'over'")
+    with uow:
+        rows = uow.games.page(status, limit + 1, _decode_cursor(cursor))
+        games = [GameSummary(r.id, r.status, r.preset, r.version, r.created_at,
+                             tuple(Seat(x.seat, x.kind, x.engine) for x in r.seats))
+                 for r in rows[:limit]]
+    more = len(rows) > limit
+    return games, _encode_cursor(games[-1]) if more and games else None
+
+
+def _encode_cursor(game: GameSummary) -> str:
+    raw = f"{game.created_at.isoformat()}|{game.game_id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def _decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
+    if not cursor:
+        return None
+    try:
+        created, game_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|")
+        return datetime.fromisoformat(created), game_id
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("this cursor was not issued by this service") from None
+
+
+def round_events(game_id: str, token: str | None, round_no: int,
+                 uow: UnitOfWork) -> list[EventView]:
+    """A round's replay: its events from its start to its end, as the caller may see them."""
+    events, _ = events_after(game_id, token, 0, uow, limit=1_000_000)
+    current, picked = 0, []
+    for e in events:
+        if isinstance(e.event, RoundStarted):
+            current = e.event.round_no
+        if current == round_no:
+            picked.append(e)
+    if not picked:
+        raise GameNotFound(f"round {round_no} has not been played in game {game_id!r}")
+    return picked
 
 
 def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:

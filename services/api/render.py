@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import PRESETS, ExchangeView, Outcome, RoundResult, Rules, View, describe_options
+from engine import (
+    PRESETS, ExchangeView, Outcome, RoundResult, Rules, View, cards_of, describe_options,
+)
 from engine.snapshot import event_to_dict
-from services.handlers import EventView, GameView
+from services.handlers import EventView, GameSummary, GameView
 
 
 def _exchange(e: ExchangeView) -> dict[str, Any]:
@@ -48,6 +50,26 @@ def game_json(game: GameView) -> dict[str, Any]:
             "preset": game.preset, "rules": game.view.rules.to_dict(),
             "seats": [{"seat": s.seat, "kind": s.kind, "engine": s.engine} for s in game.seats],
             "view": view_json(game.view)}
+
+
+def rounds_json(view: View) -> list[dict[str, Any]]:
+    """Each finished round: places, roles, points, the exchanges the caller may see, and
+    its action log (gifts the caller may not see show as null)."""
+    actions: dict[int, list[dict[str, Any]]] = {}
+    for h in view.history:
+        actions.setdefault(h.round_no, []).append(
+            {"seat": h.seat, "action": None if h.action is None else str(h.action)})
+    return [{**_result(r),
+             "exchanges": [{"giver": e.giver, "receiver": e.receiver,
+                            "cards": [str(c) for c in cards_of(e.mask)],
+                            "automatic": e.automatic} for e in r.exchanges],
+             "actions": actions.get(r.round_no, [])} for r in view.results]
+
+
+def summary_json(g: GameSummary) -> dict[str, Any]:
+    return {"game_id": g.game_id, "status": g.status, "preset": g.preset,
+            "version": g.version, "created_at": g.created_at.isoformat(),
+            "seats": [{"seat": s.seat, "kind": s.kind, "engine": s.engine} for s in g.seats]}
 
 
 def rules_json() -> dict[str, Any]:

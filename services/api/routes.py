@@ -11,14 +11,17 @@ from typing import Iterator
 from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
-from services.api.render import event_json, game_json, rules_json
+from services.api.render import event_json, game_json, rounds_json, rules_json, summary_json
 from services.api.schemas import (
-    ActIn, CreatedOut, CreateGameIn, EventsOut, EventsQuery, GameOut, RulesOut,
+    ActIn, CreatedOut, CreateGameIn, EventsOut, EventsQuery, GameOut, GamesOut, GamesQuery,
+    ReplayOut, RoundsOut, RulesOut,
 )
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.container import Container
 from services.errors import BadRequest, BadToken
-from services.handlers import EventView, act, create_game, events_after, read_game
+from services.handlers import (
+    EventView, act, create_game, events_after, list_games, read_game, round_events,
+)
 
 POLL_S = 0.1  # how often a waiting request looks for new events (any process may add them)
 HEARTBEAT_S = 15.0
@@ -133,3 +136,31 @@ def stream_events(game_id: str) -> Response:
 
     return Response(stream_with_context(stream()), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@v1.get("/games")
+@v1.input(GamesQuery, location="query")
+@v1.output(GamesOut)
+@v1.doc(summary="Games, newest first, by status, a page at a time (cursor)", tags=["History"])
+def get_games(query_data: GamesQuery) -> dict[str, Any]:
+    games, cursor = list_games(query_data.status, query_data.limit, query_data.cursor,
+                               _services().uow())
+    return {"games": [summary_json(g) for g in games], "next_cursor": cursor}
+
+
+@v1.get("/games/<string:game_id>/rounds")
+@v1.output(RoundsOut)
+@v1.doc(summary="Finished rounds: places, roles, points, exchanges and action log",
+        tags=["History"], security=BEARER)
+def get_rounds(game_id: str) -> dict[str, Any]:
+    game = read_game(ReadGame(game_id, _token(required=False)), _services().uow())
+    return {"rounds": rounds_json(game.view)}
+
+
+@v1.get("/games/<string:game_id>/rounds/<int:round_no>/replay")
+@v1.output(ReplayOut)
+@v1.doc(summary="A round's replay: its events, as the caller may see them",
+        tags=["History"], security=BEARER)
+def get_replay(game_id: str, round_no: int) -> dict[str, Any]:
+    events = round_events(game_id, _token(required=False), round_no, _services().uow())
+    return {"round": round_no, "events": [event_json(e) for e in events]}

@@ -133,3 +133,24 @@ class EventsOut(BaseModel):
     events: list[dict[str, Any]] = Field(description="{seq, version, type, …fields}: "
                                          "public events and the caller's private ones")
     last: int = Field(description="the number of the game's last event")
+
+
+class GamesQuery(Strict):
+    status: Literal["active", "over"] | None = None
+    limit: int = Field(20, ge=1, le=100)
+    cursor: str | None = Field(None, max_length=200, description="next_cursor of the page before")
+
+
+class GamesOut(BaseModel):
+    games: list[dict[str, Any]]
+    next_cursor: str | None = Field(description="null on the last page")
+
+
+class RoundsOut(BaseModel):
+    rounds: list[dict[str, Any]] = Field(description="finished rounds: went_out, ranking, roles, "
+                                         "points, penalized, exchanges, actions")
+
+
+class ReplayOut(BaseModel):
+    round: int
+    events: list[dict[str, Any]]

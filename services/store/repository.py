@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from datetime import datetime
+
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from engine.events import Event
@@ -83,3 +85,15 @@ class GameRepository:
     def remember(self, game_id: str, seat: int, key: str, action: str, version: int) -> None:
         self.session.add(IdempotencyRow(game_id=game_id, seat=seat, key=key, action=action,
                                         version=version))
+
+    def page(self, status: str | None, limit: int,
+             before: tuple[datetime, str] | None) -> list[GameRow]:
+        """Games newest first, strictly after the ``before`` (created_at, id) cursor."""
+        query = select(GameRow).order_by(GameRow.created_at.desc(), GameRow.id.desc())
+        if status is not None:
+            query = query.where(GameRow.status == status)
+        if before is not None:
+            created, game_id = before
+            query = query.where(or_(GameRow.created_at < created,
+                                    and_(GameRow.created_at == created, GameRow.id < game_id)))
+        return list(self.session.scalars(query.limit(limit)))
