@@ -76,6 +76,13 @@ def _bench_ai(args: argparse.Namespace) -> int:
     return 0
 
 
+def _api(args: argparse.Namespace) -> int:
+    from services.api.serve import run
+
+    print(f"API on http://{args.host}:{args.port}/docs (AI seats played inline)", flush=True)
+    return run(args.host, args.port, args.workers, args.threads)
+
+
 def _db_upgrade(args: argparse.Namespace) -> int:
     from services.store.db import database_url, make_engine, upgrade
 
@@ -138,6 +145,15 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tour.add_argument("--json", action="store_true", help="print JSON")
     tour.set_defaults(func=_tournament)
+
+    api = sub.add_parser("api", help="serve the REST API under gunicorn")
+    api.add_argument("--host", default="127.0.0.1")
+    api.add_argument("--port", type=int, default=8000)
+    api.add_argument("--workers", type=int, default=2)
+    api.add_argument("--threads", type=int, default=4)
+    api.add_argument("--inline-ai", action="store_true", default=True,
+                     help="play AI seats in the API process (the only scheduler so far)")
+    api.set_defaults(func=_api)
 
     db = sub.add_parser("db", help="the game database")
     db_sub = db.add_subparsers(dest="action", required=True)

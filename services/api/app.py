@@ -9,6 +9,7 @@ from apiflask.exceptions import HTTPError
 from flask import Response
 
 from engine.errors import PresidentError
+from services.api import metrics
 from services.api.problems import from_error, problem
 from services.api.routes import v1
 from services.api.schemas import StatusOut
@@ -33,6 +34,7 @@ def create_app(container: Container | None = None) -> APIFlask:
     app.register_blueprint(v1)
     _errors(app)
     _probes(app)
+    metrics.install(app)
     return app
 
 

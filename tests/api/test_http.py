@@ -248,3 +248,12 @@ def test_concurrent_retries_with_one_key_apply_once(client: FlaskClient, db: Eng
     assert [status for status, _ in results] == [200, 200, 200]
     assert all(r == results[0][1] for _, r in results)
     assert actions_stored(db) == 1
+
+
+def test_metrics_count_requests_by_route_and_status(client: FlaskClient) -> None:
+    client.get("/v1/rules")
+    client.get("/v1/games/" + "0" * 32)
+    text_ = client.get("/metrics").get_data(as_text=True)
+    assert 'president_http_requests_total{method="GET",route="/v1/rules",status="200"}' in text_
+    assert 'route="/v1/games/<string:game_id>",status="404"' in text_
+    assert "president_http_request_seconds_bucket" in text_
