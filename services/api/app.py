@@ -57,7 +57,9 @@ def _errors(app: APIFlask) -> None:
             return problem(400, "malformed_body", "Malformed request body",
                            "the request body is not valid JSON")
         code = _HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
-        return problem(error.status_code, code, error.message, error.message)
+        response = problem(error.status_code, code, error.message, error.message)
+        response.headers.update(error.headers or {})  # e.g. Allow on a 405 (RFC 9110)
+        return response
 
 
 def _probes(app: APIFlask) -> None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import time
 
-from flask import Flask, Response, g, request
+from apiflask import APIFlask
+from flask import Response, g, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess,
 )
@@ -19,7 +20,7 @@ LATENCY = Histogram("president_http_request_seconds", "HTTP request latency", ["
                     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10))
 
 
-def install(app: Flask) -> None:
+def install(app: APIFlask) -> None:
     @app.before_request
     def start_timer() -> None:
         g.started = time.perf_counter()
@@ -34,6 +35,7 @@ def install(app: Flask) -> None:
         return response
 
     @app.get("/metrics")
+    @app.doc(hide=True)  # Prometheus's text format, not part of the JSON API
     def metrics() -> Response:
         if "PROMETHEUS_MULTIPROC_DIR" in os.environ:
             registry = CollectorRegistry()

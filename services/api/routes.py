@@ -14,7 +14,7 @@ from flask import Response, current_app, request, stream_with_context
 from services.api.render import event_json, game_json, rounds_json, rules_json, summary_json
 from services.api.schemas import (
     ActIn, CreatedOut, CreateGameIn, EventsOut, EventsQuery, GameOut, GamesOut, GamesQuery,
-    ReplayOut, RoundsOut, RulesOut,
+    ReplayOut, RoundsOut, RulesOut, problems,
 )
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.container import Container
@@ -47,7 +47,7 @@ def _token(required: bool) -> str | None:
 
 @v1.get("/rules")
 @v1.output(RulesOut)
-@v1.doc(summary="Presets and every rules option", tags=["Rules"])
+@v1.doc(summary="Presets and every rules option", tags=["Rules"], responses=problems(400))
 def get_rules() -> dict[str, Any]:
     return rules_json()
 
@@ -55,7 +55,8 @@ def get_rules() -> dict[str, Any]:
 @v1.post("/games")
 @v1.input(CreateGameIn)
 @v1.output(CreatedOut, status_code=201)
-@v1.doc(summary="Create a game: one secret token per human seat, shown once")
+@v1.doc(summary="Create a game: one secret token per human seat, shown once",
+        responses=problems(400, 413))
 def post_game(json_data: CreateGameIn) -> dict[str, Any]:
     services = _services()
     created = create_game(
@@ -69,7 +70,7 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
 @v1.get("/games/<string:game_id>")
 @v1.output(GameOut)
 @v1.doc(summary="A game: the seat's view with its token, the spectator's view without",
-        security=BEARER)
+        security=BEARER, responses=problems(400, 401, 404))
 def get_game(game_id: str) -> dict[str, Any]:
     return game_json(read_game(ReadGame(game_id, _token(required=False)), _services().uow()))
 
@@ -78,7 +79,7 @@ def get_game(game_id: str) -> dict[str, Any]:
 @v1.input(ActIn)
 @v1.output(GameOut)
 @v1.doc(summary="Play cards, pass or give back exchange cards, as the token's seat",
-        security=BEARER)
+        security=BEARER, responses=problems(400, 401, 404, 409, 413, 422))
 def post_action(game_id: str, json_data: ActIn) -> dict[str, Any]:
     services = _services()
     token = _token(required=True)
@@ -104,7 +105,7 @@ def _wait_for_events(game_id: str, token: str | None, after: int,
 @v1.input(EventsQuery, location="query")
 @v1.output(EventsOut)
 @v1.doc(summary="Events after number N; with wait=S, hold the request until one comes",
-        security=BEARER)
+        security=BEARER, responses=problems(400, 401, 404))
 def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
     events, last = _wait_for_events(game_id, _token(required=False), query_data.after,
                                     query_data.wait)
@@ -113,7 +114,9 @@ def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
 
 @v1.get("/games/<string:game_id>/events/stream")
 @v1.doc(summary="The same events as Server-Sent Events; resumes after Last-Event-ID",
-        security=BEARER, responses={200: {"description": "text/event-stream"}})
+        security=BEARER, responses={200: {"description": "text/event-stream",
+                                          "content": {"text/event-stream": {}}},
+                                    **problems(400, 401, 404)})
 def stream_events(game_id: str) -> Response:
     token = _token(required=False)
     after = int(request.headers.get("Last-Event-ID") or request.args.get("after") or 0)
@@ -141,7 +144,8 @@ def stream_events(game_id: str) -> Response:
 @v1.get("/games")
 @v1.input(GamesQuery, location="query")
 @v1.output(GamesOut)
-@v1.doc(summary="Games, newest first, by status, a page at a time (cursor)", tags=["History"])
+@v1.doc(summary="Games, newest first, by status, a page at a time (cursor)", tags=["History"],
+        responses=problems(400))
 def get_games(query_data: GamesQuery) -> dict[str, Any]:
     games, cursor = list_games(query_data.status, query_data.limit, query_data.cursor,
                                _services().uow())
@@ -151,7 +155,7 @@ def get_games(query_data: GamesQuery) -> dict[str, Any]:
 @v1.get("/games/<string:game_id>/rounds")
 @v1.output(RoundsOut)
 @v1.doc(summary="Finished rounds: places, roles, points, exchanges and action log",
-        tags=["History"], security=BEARER)
+        tags=["History"], security=BEARER, responses=problems(400, 401, 404))
 def get_rounds(game_id: str) -> dict[str, Any]:
     game = read_game(ReadGame(game_id, _token(required=False)), _services().uow())
     return {"rounds": rounds_json(game.view)}
@@ -160,7 +164,7 @@ def get_rounds(game_id: str) -> dict[str, Any]:
 @v1.get("/games/<string:game_id>/rounds/<int:round_no>/replay")
 @v1.output(ReplayOut)
 @v1.doc(summary="A round's replay: its events, as the caller may see them",
-        tags=["History"], security=BEARER)
+        tags=["History"], security=BEARER, responses=problems(400, 401, 404))
 def get_replay(game_id: str, round_no: int) -> dict[str, Any]:
     events = round_events(game_id, _token(required=False), round_no, _services().uow())
     return {"round": round_no, "events": [event_json(e) for e in events]}

@@ -154,3 +154,21 @@ class RoundsOut(BaseModel):
 class ReplayOut(BaseModel):
     round: int
     events: list[dict[str, Any]]
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details, with this API's stable ``code``."""
+
+    type: str = Field(description="urn:president:problem:<code>")
+    title: str
+    status: int
+    detail: str
+    code: str
+    errors: dict[str, Any] | None = Field(None, description="per-field validation messages")
+
+
+def problems(*statuses: int) -> dict[int, Any]:
+    """The ``responses`` of a route's doc: these statuses answer with a problem."""
+    return {status: {"description": "a problem (RFC 9457)",
+                     "content": {"application/problem+json": {"schema": Problem}}}
+            for status in statuses}
