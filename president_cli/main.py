@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -92,6 +93,14 @@ def _db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_api(args: argparse.Namespace) -> int:
+    from president_cli.bench_api import bench_api, format_api
+
+    report = bench_api(args.database_url, seconds=args.seconds, clients=args.clients)
+    print(json.dumps(report, indent=2) if args.json else format_api(report))
+    return 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     from engine import PRESETS, describe_options
 
@@ -122,6 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     ai.add_argument("--processes", type=int, default=2, help="N for the N-process throughput")
     ai.add_argument("--json", action="store_true", help="print JSON")
     ai.set_defaults(func=_bench_ai)
+
+    api_bench = bench_sub.add_parser("api", help="REST service vs a bare Flask endpoint")
+    api_bench.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
+                           help="default: DATABASE_URL, else a temporary SQLite file")
+    api_bench.add_argument("--seconds", type=float, default=5.0, help="per measurement")
+    api_bench.add_argument("--clients", type=int, default=8, help="client threads")
+    api_bench.add_argument("--json", action="store_true", help="print JSON")
+    api_bench.set_defaults(func=_bench_api)
 
     worker = sub.add_parser("ai-worker", help="serve the AI levels over gRPC")
     worker.add_argument("--host", default="127.0.0.1")

@@ -56,3 +56,11 @@ def test_db_upgrade_migrates_the_given_database(tmp_path: Path, capsys: object) 
     assert main(["db", "upgrade", "--url", url]) == 0
     assert migrations_current(make_engine(url))
     assert "newest migration" in capsys.readouterr().out  # type: ignore[attr-defined]
+
+
+def test_bench_api_json_compares_the_service_with_a_bare_endpoint(capsys: object) -> None:
+    assert main(["bench", "api", "--seconds", "0.3", "--clients", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert report["database"] == "sqlite"
+    for name in ("hello", "view", "action"):
+        assert report[name]["rps"] > 0 and report[name]["p99_ms"] >= report[name]["p50_ms"] > 0

@@ -1,0 +1,187 @@
+"""``president bench api``: the REST service under gunicorn on loopback, next to a bare
+Flask "hello" endpoint served the same way in the same run.
+
+Both apps run under gunicorn gthread (2 workers x 4 threads). Client threads with
+keep-alive connections then, for a fixed time each:
+
+- hello: ``GET /hello``;
+- view: ``GET /v1/games/{id}`` with the token of the seat to act, over many games;
+- action: each thread plays its own games: ``GET`` the seat's view (not timed), then
+  ``POST`` one of its legal actions with the version (timed). The action rate is the
+  POSTs per second of time spent in POSTs, per thread, summed: what the service sustains
+  when only actions arrive.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from sqlalchemy import make_url
+
+from services.store.db import make_engine, upgrade
+
+WORKERS, THREADS = 2, 4
+HUMANS = [{"kind": "human"}] * 4
+
+
+@contextmanager
+def gunicorn(app: str, port: int, env: dict[str, str]) -> Iterator[None]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}", "--workers",
+         str(WORKERS), "--threads", str(THREADS), "--worker-class", "gthread",
+         "--log-level", "warning"], env={**os.environ, **env})
+    try:
+        _wait_up(port)
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _wait_up(port: int, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/healthz")
+            conn.getresponse().read()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _call(conn: http.client.HTTPConnection, method: str, path: str,
+          body: dict[str, Any] | None = None, token: str | None = None) -> tuple[int, Any]:
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+    response = conn.getresponse()
+    data = response.read()
+    return response.status, json.loads(data) if data else None
+
+
+def _load(port: int, clients: int, seconds: float,
+          step: Callable[[http.client.HTTPConnection, random.Random, int], float | None]
+          ) -> dict[str, float]:
+    """Run ``step`` in ``clients`` threads for ``seconds``; a step returns the seconds of
+    its timed request (None: nothing timed)."""
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    stop = time.perf_counter() + seconds
+
+    def worker(k: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        rng = random.Random(k)
+        while time.perf_counter() < stop:
+            took = step(conn, rng, k)
+            if took is not None:
+                latencies[k].append(took)
+        conn.close()
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - started
+    every = sorted(x for per in latencies for x in per)
+    busy = sum(len(per) / max(sum(per), 1e-9) for per in latencies if per)
+    return {"requests": len(every), "rps": round(len(every) / wall, 1),
+            "rps_busy": round(busy, 1),
+            "p50_ms": round(statistics.median(every) * 1000, 3) if every else 0.0,
+            "p99_ms": round(every[min(len(every) - 1, int(0.99 * len(every)))] * 1000, 3)
+            if every else 0.0}
+
+
+def _timed(conn: http.client.HTTPConnection, method: str, path: str,
+           body: dict[str, Any] | None = None, token: str | None = None) -> tuple[float, int, Any]:
+    started = time.perf_counter()
+    status, data = _call(conn, method, path, body, token)
+    return time.perf_counter() - started, status, data
+
+
+def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 8,
+              games: int = 64, port: int = 18080) -> dict[str, Any]:
+    tmp = tempfile.mkdtemp(prefix="president-bench-")
+    url = database_url or f"sqlite:///{tmp}/bench.db"
+    upgrade(make_engine(url))
+    env = {"DATABASE_URL": url}
+    with gunicorn("president_cli.hello_app:app", port + 1, env):
+        hello = _load(port + 1, clients, seconds,
+                      lambda conn, rng, k: _timed(conn, "GET", "/hello")[0])
+    with gunicorn("services.api.app:create_app()", port, env):
+        setup = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        tables = []
+        for i in range(games):
+            status, created = _call(setup, "POST", "/v1/games", {
+                "preset": "classic", "seats": HUMANS, "rounds": 100, "seed": i})
+            assert status == 201, created
+            tables.append((created["game"]["game_id"], created["tokens"]))
+
+        def to_act(conn: http.client.HTTPConnection, game: tuple[str, dict[str, str]]) -> Any:
+            game_id, tokens = game
+            _, public = _call(conn, "GET", f"/v1/games/{game_id}")
+            return tokens[str(public["view"]["to_act"])]
+
+        actors = {g[0]: to_act(setup, g) for g in tables}
+
+        def view_step(conn: http.client.HTTPConnection, rng: random.Random, k: int) -> float:
+            game_id, _ = tables[rng.randrange(len(tables))]
+            took, status, _ = _timed(conn, "GET", f"/v1/games/{game_id}", token=actors[game_id])
+            assert status == 200
+            return took
+
+        def action_step(conn: http.client.HTTPConnection, rng: random.Random,
+                        k: int) -> float | None:
+            mine = tables[k::clients]  # each thread plays its own games: no conflicts
+            game_id, tokens = mine[rng.randrange(len(mine))]
+            _, public = _call(conn, "GET", f"/v1/games/{game_id}")
+            if public["status"] == "over":
+                return None
+            token = tokens[str(public["view"]["to_act"])]
+            _, seat = _call(conn, "GET", f"/v1/games/{game_id}", token=token)
+            legal = seat["view"]["legal_actions"]
+            choice = next((a for a in legal if a != "pass"), legal[0])
+            took, status, data = _timed(conn, "POST", f"/v1/games/{game_id}/actions",
+                                        {"action": choice, "version": seat["version"]}, token)
+            assert status == 200, data
+            return took
+
+        view = _load(port, clients, seconds, view_step)
+        action = _load(port, clients, seconds, action_step)
+    return {
+        "database": make_url(url).get_backend_name(),
+        "hello": {"rps": hello["rps"], "p50_ms": hello["p50_ms"], "p99_ms": hello["p99_ms"]},
+        "view": {"rps": view["rps"], "p50_ms": view["p50_ms"], "p99_ms": view["p99_ms"]},
+        "action": {"rps": action["rps_busy"], "p50_ms": action["p50_ms"],
+                   "p99_ms": action["p99_ms"], "timed_requests": action["requests"]},
+        "view_vs_hello": round(view["rps"] / hello["rps"], 3),
+        "action_vs_hello": round(action["rps_busy"] / hello["rps"], 3),
+        "server": f"gunicorn gthread {WORKERS} workers x {THREADS} threads",
+        "clients": clients,
+    }
+
+
+def format_api(r: dict[str, Any]) -> str:
+    lines = [f"database: {r['database']}; {r['server']}; {r['clients']} client threads",
+             f"{'endpoint':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}"]
+    for name in ("hello", "view", "action"):
+        x = r[name]
+        lines.append(f"{name:<8} {x['rps']:>9.1f} {x['p50_ms']:>8.2f} {x['p99_ms']:>8.2f}")
+    lines.append(f"view / hello: {r['view_vs_hello']:.0%}; action / hello: "
+                 f"{r['action_vs_hello']:.0%}")
+    return "\n".join(lines)
