@@ -101,6 +101,17 @@ def _bench_api(args: argparse.Namespace) -> int:
     return 0
 
 
+def _db_check(args: argparse.Namespace) -> int:
+    from services.container import Container
+    from services.handlers import check_all
+
+    checked, broken = check_all(Container.build(args.url).uow)
+    for game_id in broken:
+        print(f"snapshot differs from its action log: {game_id}", file=sys.stderr)
+    print(f"{checked} game(s) rebuilt from seed + action log, {len(broken)} differing")
+    return 1 if broken else 0
+
+
 def _rules(args: argparse.Namespace) -> int:
     from engine import PRESETS, describe_options
 
@@ -177,6 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     up = db_sub.add_parser("upgrade", help="apply the migrations (DATABASE_URL, default SQLite)")
     up.add_argument("--url", help="a SQLAlchemy URL instead of DATABASE_URL")
     up.set_defaults(func=_db_upgrade)
+    check = db_sub.add_parser("check", help="rebuild every game from seed + log, compare")
+    check.add_argument("--url", help="a SQLAlchemy URL instead of DATABASE_URL")
+    check.set_defaults(func=_db_check)
 
     rules = sub.add_parser("rules", help="print the presets and options as JSON")
     rules.add_argument("--preset", help="print one preset's options")

@@ -231,6 +231,19 @@ def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:
     return game.state, replay(game.state.rules, game.state.seed, actions)
 
 
+def check_all(uow_factory: Callable[[], UnitOfWork]) -> tuple[int, list[str]]:
+    """Rebuild every game from its seed and action log: (games checked, the ids whose
+    stored snapshot differs from the rebuilt state)."""
+    with uow_factory() as uow:
+        ids = uow.games.ids()
+    broken = []
+    for game_id in ids:
+        snapshot, rebuilt = rebuilt_state(game_id, uow_factory())
+        if snapshot != rebuilt:
+            broken.append(game_id)
+    return len(ids), broken
+
+
 def _apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
                     idempotency_key: str | None = None) -> None:
     read_version = game.version

@@ -97,3 +97,6 @@ class GameRepository:
             query = query.where(or_(GameRow.created_at < created,
                                     and_(GameRow.created_at == created, GameRow.id < game_id)))
         return list(self.session.scalars(query.limit(limit)))
+
+    def ids(self) -> list[str]:
+        return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))

@@ -184,3 +184,18 @@ def test_two_moves_at_once_exactly_one_applies(uow_factory: UowFactory, db: Engi
     assert _action_count(db, game_id) == 1
     snapshot, rebuilt = rebuilt_state(game_id, uow_factory())
     assert snapshot == rebuilt
+
+
+def test_check_all_finds_a_snapshot_that_drifted_from_its_log(uow_factory: UowFactory,
+                                                              db: Engine) -> None:
+    from services.handlers import check_all
+
+    created = _new(uow_factory, seed=31)
+    game_id = created.game.game_id
+    turn = _turn(uow_factory, game_id, created.tokens)
+    act(Act(game_id, created.tokens[turn.view.seat], str(turn.view.legal_actions[0]),
+            turn.version), uow_factory(), NoAi())
+    assert check_all(uow_factory) == (1, [])
+    with db.begin() as c:  # corrupt the stored log: the snapshot no longer follows from it
+        c.execute(text("DELETE FROM actions WHERE game_id = :g"), {"g": game_id})
+    assert check_all(uow_factory) == (1, [game_id])
