@@ -78,17 +78,20 @@ def _sees(seat: int | None, giver: int, receiver: int) -> bool:
     return seat is not None and seat in (giver, receiver)
 
 
-def observe(state: State, seat: int | None) -> View:
+def observe(state: State, seat: int | None, *, history: bool = True) -> View:
+    """What ``seat`` (None: a spectator) may see. ``history=False`` leaves the series'
+    action history out (an empty tuple) for callers that do not show it: it grows with
+    the series and is most of the cost of a view late in a long one."""
     if seat is not None and not 0 <= seat < state.players:
         raise ValueError(f"there is no seat {seat} at this table")
     exchanges = tuple(
         ExchangeView(e.giver, e.receiver, e.mask.bit_count(),
                      cards_of(e.mask) if _sees(seat, e.giver, e.receiver) else None, e.automatic)
         for e in state.exchanges)
-    history = tuple(
+    entries = tuple(
         HistoryEntry(e.round_no, e.seat,
                      None if isinstance(e.action, Give) and seat != e.seat else e.action)
-        for e in state.log_entries())
+        for e in state.log_entries()) if history else ()
     results = tuple(_redact_result(r, seat) for r in state.results)
     mine = seat is not None and seat == state.to_act and state.phase is not Phase.OVER
     return View(
@@ -101,7 +104,7 @@ def observe(state: State, seat: int | None) -> View:
         penalized=tuple(s for s in range(state.players) if state.penalized >> s & 1),
         roles=state.roles, scores=state.scores, leader=state.leader,
         pending=state.pending, exchanges=exchanges,
-        history=history, results=results,
+        history=entries, results=results,
         legal_actions=tuple(generate(state)) if mine else (), outcome=state.outcome)
 
 

@@ -46,9 +46,9 @@ class GameView:
     view: View
 
     @classmethod
-    def of(cls, game: Game, seat: int | None) -> GameView:
+    def of(cls, game: Game, seat: int | None, *, history: bool = False) -> GameView:
         return cls(game.id, game.version, game.status, game.preset, game.seats,
-                   observe(game.state, seat))
+                   observe(game.state, seat, history=history))
 
 
 @dataclass(frozen=True)
@@ -86,11 +86,13 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
     return CreatedGame(GameView.of(game, None), tokens)
 
 
-def read_game(cmd: ReadGame, uow: UnitOfWork) -> GameView:
+def read_game(cmd: ReadGame, uow: UnitOfWork, *, history: bool = False) -> GameView:
+    """The game as the token's seat (or a spectator) sees it; the action history only
+    when asked for (``GameView.view.history``)."""
     with uow:
         game = _load(uow, cmd.game_id)
     seat = None if cmd.token is None else _seat_of(game, cmd.token).seat
-    return GameView.of(game, seat)
+    return GameView.of(game, seat, history=history)
 
 
 def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:

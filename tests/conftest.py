@@ -32,9 +32,21 @@ def _fresh(engine: Engine) -> Engine:
     return engine
 
 
+def _pg_url() -> str:
+    """Under pytest-xdist each worker gets a schema of its own in the test database."""
+    assert PG_URL is not None
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return PG_URL
+    schema = f"test_{worker}"
+    with make_engine(PG_URL).begin() as connection:
+        connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
+    return f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}"
+
+
 @pytest.fixture(params=BACKENDS)
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path}/president.db" if request.param == "sqlite" else PG_URL
+    url = f"sqlite:///{tmp_path}/president.db" if request.param == "sqlite" else _pg_url()
     engine = _fresh(make_engine(url))
     yield engine
     engine.dispose()

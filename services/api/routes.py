@@ -157,7 +157,8 @@ def get_games(query_data: GamesQuery) -> dict[str, Any]:
 @v1.doc(summary="Finished rounds: places, roles, points, exchanges and action log",
         tags=["History"], security=BEARER, responses=problems(400, 401, 404))
 def get_rounds(game_id: str) -> dict[str, Any]:
-    game = read_game(ReadGame(game_id, _token(required=False)), _services().uow())
+    game = read_game(ReadGame(game_id, _token(required=False)), _services().uow(),
+                     history=True)
     return {"rounds": rounds_json(game.view)}
 
 

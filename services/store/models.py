@@ -29,12 +29,13 @@ class GameRow(Base):
     # Number of actions applied: the optimistic-concurrency token of every write.
     version: Mapped[int] = mapped_column(Integer, default=0)
     # The current engine state (engine.snapshot), rebuilt-equal from seed + actions.
-    snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # Loaded only when needed: the repository keeps decoded states per version.
+    snapshot: Mapped[dict[str, Any]] = mapped_column(JSON, deferred=True)
     events: Mapped[int] = mapped_column(Integer, default=0)  # events recorded so far
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
-    seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="selectin",
+    seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="joined",
                                                 cascade="all, delete-orphan")
 
 

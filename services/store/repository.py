@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from datetime import datetime
 
 from sqlalchemy import and_, or_, select, update
@@ -9,9 +11,36 @@ from sqlalchemy.orm import Session
 
 from engine.events import Event
 from engine.snapshot import event_from_dict, event_to_dict, state_from_dict, state_to_dict
-from engine.state import LogEntry
+from engine.state import LogEntry, State
 from services.domain import Game, Seat
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
+
+
+class _StateCache:
+    """Decoded states by (game id, version). A version's state never changes (every write
+    moves the version on), so a hit is always right; decoding a long series' snapshot is
+    most of the cost of a read."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self._size = size
+        self._states: OrderedDict[tuple[str, int], State] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int]) -> State | None:
+        with self._lock:
+            state = self._states.get(key)
+            if state is not None:
+                self._states.move_to_end(key)
+            return state
+
+    def put(self, key: tuple[str, int], state: State) -> None:
+        with self._lock:
+            self._states[key] = state
+            if len(self._states) > self._size:
+                self._states.popitem(last=False)
+
+
+STATES = _StateCache()
 
 
 class VersionConflict(Exception):
@@ -38,8 +67,11 @@ class GameRepository:
         if row is None:
             return None
         seats = tuple(Seat(s.seat, s.kind, s.engine, s.token_hash) for s in row.seats)
-        return Game(row.id, row.preset, seats, state_from_dict(row.snapshot), row.version,
-                    row.events)
+        state = STATES.get((row.id, row.version))
+        if state is None:
+            state = state_from_dict(row.snapshot)  # loads the deferred column
+            STATES.put((row.id, row.version), state)
+        return Game(row.id, row.preset, seats, state, row.version, row.events)
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: list[Event]) -> None:
@@ -96,7 +128,7 @@ class GameRepository:
             created, game_id = before
             query = query.where(or_(GameRow.created_at < created,
                                     and_(GameRow.created_at == created, GameRow.id < game_id)))
-        return list(self.session.scalars(query.limit(limit)))
+        return list(self.session.scalars(query.limit(limit)).unique())  # seats are joined
 
     def ids(self) -> list[str]:
         return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))
