@@ -116,6 +116,9 @@ def card_at(index: int) -> Card:
 
 
 def parse_card(text: str) -> Card:
+    card = _BY_TEXT.get(text)  # canonical text: the common case, one lookup
+    if card is not None:
+        return card
     raw = text.strip().upper()
     if raw[-1:] in _SUIT_SYMBOLS:
         raw = raw[:-1] + _SUIT_SYMBOLS[raw[-1]]

@@ -10,6 +10,7 @@ the AI workers only ever receive views; ``redact`` filters events the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from engine.cards import Card, cards_of
 from engine.events import CardsGiven, Event, RoundEnded
@@ -29,8 +30,9 @@ class ExchangeView:
     automatic: bool
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryEntry:
+class HistoryEntry(NamedTuple):
+    """One action of the series as a viewer sees it (a NamedTuple: views hold many)."""
+
     round_no: int
     seat: int
     action: Action | None  # None: a gift whose cards this viewer may not see

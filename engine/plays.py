@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from enum import IntEnum
 from typing import Iterable, Union
 
@@ -212,6 +213,7 @@ class Give:
 Action = Union[Play, Give]
 
 
+@lru_cache(maxsize=1 << 16)  # actions are immutable; logs and views repeat the same texts
 def parse_action(text: str) -> Action:
     """Parse the canonical text of any action (a play, ``pass`` or ``give …``)."""
     if text.strip()[:4].lower() == "give":

@@ -18,7 +18,7 @@ from engine.events import (
     SeriesEnded, Skipped, TrickWon, WentOut,
 )
 from engine.outcome import Exchange, Outcome, Role, RoundResult, Termination
-from engine.plays import Action, Play, parse_action
+from engine.plays import Play, parse_action
 from engine.rules import Rules
 from engine.state import LogEntry, Phase, RoundLog, State
 
@@ -50,20 +50,8 @@ def _log_to(log: RoundLog) -> list[list[Any]]:
     return [[e.round_no, e.seat, str(e.action)] for e in log]
 
 
-_ACTIONS: dict[str, Action] = {}  # action text -> action: a log repeats the same few
-
-
-def _action(text: str) -> Action:
-    action = _ACTIONS.get(text)
-    if action is None:
-        action = parse_action(text)
-        if len(_ACTIONS) < 100_000:
-            _ACTIONS[text] = action
-    return action
-
-
 def _log_from(data: list[list[Any]]) -> RoundLog:
-    return tuple(LogEntry(r, s, _action(a)) for r, s, a in data)
+    return tuple(LogEntry(r, s, parse_action(a)) for r, s, a in data)
 
 
 def _play(text: str) -> Play:

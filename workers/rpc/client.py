@@ -9,6 +9,7 @@ the legal actions that were sent.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from typing import Mapping
@@ -67,11 +68,17 @@ def engines_from_env(environ: Mapping[str, str] | None = None) -> dict[str, str]
 
 
 class AiClient:
-    """One channel per configured target, shared by threads."""
+    """A few connections per configured target, shared by threads and used in turn.
 
-    def __init__(self, engines: Mapping[str, str] | None = None) -> None:
+    A worker serves one port from several processes (SO_REUSEPORT) and the kernel gives
+    each connection to one process: a single connection would keep every call of this
+    client on one process, so each target gets ``connections`` of its own."""
+
+    def __init__(self, engines: Mapping[str, str] | None = None, connections: int = 4) -> None:
         self.engines = dict(DEFAULT_ENGINES if engines is None else engines)
-        self._stubs: dict[str, ai_pb2_grpc.AiServiceStub] = {}
+        self._connections = connections
+        self._stubs: dict[str, list[ai_pb2_grpc.AiServiceStub]] = {}
+        self._turn = itertools.count()
         self._channels: list[grpc.Channel] = []
         self._lock = threading.Lock()
 
@@ -81,12 +88,14 @@ class AiClient:
             raise UnknownEngine(f"no AI engine named {engine!r}; configured: "
                                 f"{', '.join(sorted(self.engines)) or 'none'}")
         with self._lock:
-            stub = self._stubs.get(target)
-            if stub is None:
-                channel = grpc.insecure_channel(target)
-                self._channels.append(channel)
-                stub = self._stubs[target] = ai_pb2_grpc.AiServiceStub(channel)
-        return stub
+            stubs = self._stubs.get(target)
+            if stubs is None:
+                options = [("grpc.use_local_subchannel_pool", 1)]  # a connection each
+                channels = [grpc.insecure_channel(target, options=options)
+                            for _ in range(self._connections)]
+                self._channels.extend(channels)
+                stubs = self._stubs[target] = [ai_pb2_grpc.AiServiceStub(c) for c in channels]
+            return stubs[next(self._turn) % len(stubs)]
 
     def decide(self, view: View, engine: str, *, seed: int = 0, budget: Budget | None = None,
                timeout_s: float = 5.0) -> Action:

@@ -9,6 +9,7 @@ into INVALID_ARGUMENT.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Sequence
 
 from engine import (
@@ -75,7 +76,16 @@ def rules_to_proto(rules: Rules) -> pb.Rules:
 
 
 def rules_from_proto(message: pb.Rules) -> Rules:
-    return Rules.from_dict({name: getattr(message, name) for name in Rules().to_dict()})
+    return _rules_from_bytes(message.SerializeToString(deterministic=True))
+
+
+@lru_cache(maxsize=256)  # a worker sees a handful of rulesets; Rules are immutable
+def _rules_from_bytes(data: bytes) -> Rules:
+    message = pb.Rules.FromString(data)
+    return Rules.from_dict({name: getattr(message, name) for name in _RULE_NAMES})
+
+
+_RULE_NAMES = tuple(Rules().to_dict())
 
 
 # --- exchanges and results ------------------------------------------------------------

@@ -15,6 +15,11 @@ from engine.game import generate
 from workers.ai.knowledge import knowledge_of, sample_hands
 
 
+# Any consistent deal of the hidden cards will do: the deciding seat's legal actions do
+# not depend on the other hands. One generator, not seeded per call (seeding costs).
+_ANY_DEAL = random.Random(0)
+
+
 def check_view(view: View) -> None:
     """Raise ``ValueError`` with the reason if ``view`` cannot come from a real game."""
     n = view.rules.players
@@ -38,7 +43,7 @@ def check_view(view: View) -> None:
         _need(not view.pending, "gifts are owed only in the exchange phase")
     _check_cards_disjoint(view)
     try:
-        state = state_from_view(view, sample_hands(knowledge_of(view), random.Random(0)))
+        state = state_from_view(view, sample_hands(knowledge_of(view), _ANY_DEAL))
     except ValueError as exc:
         raise ValueError(f"the view's cards do not add up: {exc}") from None
     listed, expected = set(view.legal_actions), set(generate(state))
