@@ -8,7 +8,7 @@ up by name and applies overrides on top of it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Any, Mapping
 
@@ -78,7 +78,13 @@ class Rules:
         return replace(self, **coerced)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: (v.value if isinstance(v, Enum) else v) for k, v in asdict(self).items()}
+        """JSON-ready options (enums as their values). Not dataclasses.asdict, which
+        deep-copies: this runs on every read and write of a game."""
+        out: dict[str, Any] = {}
+        for name in _FIELD_NAMES:
+            value = getattr(self, name)
+            out[name] = value.value if isinstance(value, Enum) else value
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
@@ -90,6 +96,7 @@ class Rules:
         return {k: v for k, v in mine.items() if theirs[k] != v}
 
 
+_FIELD_NAMES = tuple(f.name for f in fields(Rules))
 _BOOL_TYPES = ("bool",)
 _INT_TYPES = ("int",)
 

@@ -20,16 +20,27 @@ class Container:
     uow: Callable[[], UnitOfWork]
     scheduler: TurnScheduler
     engines: tuple[str, ...]  # AI engine names a game may seat
+    # Reads need no transaction: autocommit saves the BEGIN and ROLLBACK round trips.
+    read_uow: Callable[[], UnitOfWork] | None = None
+
+    def reader(self) -> UnitOfWork:
+        return (self.read_uow or self.uow)()
 
     @classmethod
     def build(cls, database_url: str | None = None) -> Container:
         db = make_engine(database_url)
         sessions = session_factory(db)
 
+        reads = session_factory(db.execution_options(isolation_level="AUTOCOMMIT"))
+
         def uow() -> UnitOfWork:
             return UnitOfWork(sessions)
 
-        return cls(db=db, uow=uow, scheduler=InlineScheduler(uow), engines=AI_ENGINES_BUILT_IN)
+        def read_uow() -> UnitOfWork:
+            return UnitOfWork(reads)
+
+        return cls(db=db, uow=uow, scheduler=InlineScheduler(uow), engines=AI_ENGINES_BUILT_IN,
+                   read_uow=read_uow)
 
     @classmethod
     def from_env(cls) -> Container:

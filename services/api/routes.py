@@ -72,7 +72,7 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
 @v1.doc(summary="A game: the seat's view with its token, the spectator's view without",
         security=BEARER, responses=problems(400, 401, 404))
 def get_game(game_id: str) -> dict[str, Any]:
-    return game_json(read_game(ReadGame(game_id, _token(required=False)), _services().uow()))
+    return game_json(read_game(ReadGame(game_id, _token(required=False)), _services().reader()))
 
 
 @v1.post("/games/<string:game_id>/actions")
@@ -95,7 +95,7 @@ def _wait_for_events(game_id: str, token: str | None, after: int,
                      wait_s: float) -> tuple[list[EventView], int]:
     deadline = time.monotonic() + wait_s
     while True:
-        events, last = events_after(game_id, token, after, _services().uow())
+        events, last = events_after(game_id, token, after, _services().reader())
         if events or time.monotonic() >= deadline:
             return events, last
         time.sleep(POLL_S)
@@ -120,12 +120,12 @@ def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
 def stream_events(game_id: str) -> Response:
     token = _token(required=False)
     after = int(request.headers.get("Last-Event-ID") or request.args.get("after") or 0)
-    events_after(game_id, token, after, _services().uow(), limit=1)  # 404 / 401 up front
+    events_after(game_id, token, after, _services().reader(), limit=1)  # 404 / 401 up front
 
     def stream() -> Iterator[str]:
         seen, quiet_since = after, time.monotonic()
         while True:
-            events, last = events_after(game_id, token, seen, _services().uow())
+            events, last = events_after(game_id, token, seen, _services().reader())
             for e in events:
                 data = event_json(e)
                 yield f"id: {e.seq}\nevent: {data['type']}\ndata: {json.dumps(data)}\n\n"
@@ -148,7 +148,7 @@ def stream_events(game_id: str) -> Response:
         responses=problems(400))
 def get_games(query_data: GamesQuery) -> dict[str, Any]:
     games, cursor = list_games(query_data.status, query_data.limit, query_data.cursor,
-                               _services().uow())
+                               _services().reader())
     return {"games": [summary_json(g) for g in games], "next_cursor": cursor}
 
 
@@ -157,7 +157,7 @@ def get_games(query_data: GamesQuery) -> dict[str, Any]:
 @v1.doc(summary="Finished rounds: places, roles, points, exchanges and action log",
         tags=["History"], security=BEARER, responses=problems(400, 401, 404))
 def get_rounds(game_id: str) -> dict[str, Any]:
-    game = read_game(ReadGame(game_id, _token(required=False)), _services().uow(),
+    game = read_game(ReadGame(game_id, _token(required=False)), _services().reader(),
                      history=True)
     return {"rounds": rounds_json(game.view)}
 
@@ -167,5 +167,5 @@ def get_rounds(game_id: str) -> dict[str, Any]:
 @v1.doc(summary="A round's replay: its events, as the caller may see them",
         tags=["History"], security=BEARER, responses=problems(400, 401, 404))
 def get_replay(game_id: str, round_no: int) -> dict[str, Any]:
-    events = round_events(game_id, _token(required=False), round_no, _services().uow())
+    events = round_events(game_id, _token(required=False), round_no, _services().reader())
     return {"round": round_no, "events": [event_json(e) for e in events]}

@@ -36,7 +36,8 @@ def make_engine(url: str | None = None) -> Engine:
         return engine
     if url.startswith("postgresql://"):  # psycopg 3 is the driver this project installs
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
-    return create_engine(url, pool_pre_ping=True)
+    # No pre-ping (a round trip per request); stale connections are recycled instead.
+    return create_engine(url, pool_recycle=1800, pool_size=10, max_overflow=10)
 
 
 def _sqlite_pragmas(dbapi_connection: object, _: object) -> None:

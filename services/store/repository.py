@@ -50,6 +50,7 @@ class VersionConflict(Exception):
 class GameRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
+        self._written: list[Game] = []
 
     def add(self, game: Game, events: list[Event]) -> None:
         self.session.add(GameRow(
@@ -92,6 +93,14 @@ class GameRepository:
                                        round=entry.round_no, seat=entry.seat,
                                        action=str(entry.action)))
         self._add_events(game, first_event, events)
+        self._written.append(game)
+
+    def remember_written(self) -> None:
+        """After a commit: the states just written are the ones the next reads will ask
+        for, so keep them decoded."""
+        for game in self._written:
+            STATES.put((game.id, game.version), game.state)
+        self._written.clear()
 
     def _add_events(self, game: Game, first: int, events: list[Event]) -> None:
         for offset, event in enumerate(events, start=1):

@@ -27,6 +27,7 @@ class UnitOfWork:
 
     def commit(self) -> None:
         self.session.commit()
+        self.games.remember_written()
 
     def rollback(self) -> None:
         self.session.rollback()
