@@ -15,11 +15,9 @@ from typing import Any, NamedTuple
 from hypothesis import strategies as st
 
 from engine import (
-    PRESETS, Action, Event, FirstLead, LaterLead, Phase, Rules, State, apply, legal_actions,
-    new_series_with_events,
+    Action, Event, Phase, Rules, State, apply, legal_actions, new_series_with_events,
 )
-
-PRESET_NAMES = tuple(sorted(PRESETS))
+from rule_strategies import preset_overrides
 
 
 class Config(NamedTuple):
@@ -31,42 +29,9 @@ class Config(NamedTuple):
         return Rules.preset(self.preset, **self.overrides)
 
 
-def _enum_choices(enum: Any) -> list[Any]:
-    # both the enum members and their JSON values: with_options coerces the strings
-    return [*enum, *(m.value for m in enum)]
-
-
-@st.composite
-def configs(draw: st.DrawFn, max_rounds: int = 3) -> Config:
-    """A preset with random overrides. ``players`` and ``rounds`` are always set (players
-    within the preset's range, rounds 1..max_rounds); every other option maybe."""
-    name = draw(st.sampled_from(PRESET_NAMES))
-    base = PRESETS[name]
-    overrides: dict[str, Any] = {
-        "players": draw(st.integers(3, base.max_players)),
-        "rounds": draw(st.integers(1, max_rounds)),
-    }
-    optional: dict[str, st.SearchStrategy[Any]] = {
-        "jokers": st.integers(0, 2),
-        "straights": st.booleans(),
-        "revolution": st.booleans(),
-        "equal_match": st.booleans(),
-        "skip_on_match": st.booleans(),
-        "twos_close": st.booleans(),
-        "eights_close": st.booleans(),
-        "exchange": st.booleans(),
-        "no_finish_on_two": st.booleans(),
-        "first_lead": st.sampled_from(_enum_choices(FirstLead)),
-        "later_lead": st.sampled_from(_enum_choices(LaterLead)),
-    }
-    for option, strategy in optional.items():
-        if draw(st.booleans()):
-            overrides[option] = draw(strategy)
-    equal = overrides.get("equal_match", base.equal_match)
-    skip = overrides.get("skip_on_match", base.skip_on_match)
-    if skip and not equal:  # skip_on_match only with equal_match (else InvalidRules)
-        overrides["skip_on_match"] = False
-    return Config(name, overrides)
+def configs(max_rounds: int = 3) -> st.SearchStrategy[Config]:
+    """A preset with random overrides (see ``tests/rule_strategies.py``)."""
+    return preset_overrides(max_rounds=max_rounds).map(lambda t: Config(*t))
 
 
 # How the random player chooses: None = uniformly among the legal actions; otherwise

@@ -15,11 +15,12 @@ from typing import Any, Iterator, Sequence
 from hypothesis import strategies as st
 
 from engine import (
-    PRESETS, Action, FirstLead, LaterLead, Phase, Play, Role, Rules, State, apply,
+    PRESETS, Action, Phase, Play, Role, Rules, State, apply,
     legal_actions, new_series, observe,
 )
 from engine.outcome import Exchange
 from positions import mask
+from rule_strategies import preset_overrides
 from positions import position as shared_position
 
 LEVEL_NAMES = ("easy", "normal", "hard", "expert")
@@ -146,38 +147,11 @@ def other_seats_in(state: State, me: int) -> list[int]:
 # --- hypothesis strategies --------------------------------------------------------------
 
 
-@st.composite
-def rules_strategy(draw: st.DrawFn, min_rounds: int = 1, max_rounds: int = 2,
-                   exchange: bool | None = None) -> Rules:
-    """A preset with random option overrides (every option may be overridden)."""
-    name = draw(st.sampled_from(PRESET_NAMES))
-    base = PRESETS[name]
-    overrides: dict[str, Any] = {
-        "players": draw(st.integers(3, base.max_players)),
-        "rounds": draw(st.integers(min_rounds, max_rounds)),
-    }
-    optional: dict[str, st.SearchStrategy[Any]] = {
-        "jokers": st.integers(0, 2),
-        "straights": st.booleans(),
-        "revolution": st.booleans(),
-        "equal_match": st.booleans(),
-        "skip_on_match": st.booleans(),
-        "twos_close": st.booleans(),
-        "eights_close": st.booleans(),
-        "no_finish_on_two": st.booleans(),
-        "first_lead": st.sampled_from(list(FirstLead)),
-        "later_lead": st.sampled_from(list(LaterLead)),
-    }
-    if exchange is None:
-        optional["exchange"] = st.booleans()
-    else:
-        overrides["exchange"] = exchange
-    for option, strategy in optional.items():
-        if draw(st.booleans()):
-            overrides[option] = draw(strategy)
-    if not overrides.get("equal_match", base.equal_match):
-        overrides["skip_on_match"] = False
-    return Rules.preset(name, **overrides)
+def rules_strategy(min_rounds: int = 1, max_rounds: int = 2,
+                   exchange: bool | None = None) -> st.SearchStrategy[Rules]:
+    """A preset with random option overrides (see ``tests/rule_strategies.py``)."""
+    return preset_overrides(min_rounds, max_rounds, exchange).map(
+        lambda t: Rules.preset(t[0], **t[1]))
 
 
 seeds = st.integers(0, 2**32 - 1)
