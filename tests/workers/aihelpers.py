@@ -15,7 +15,7 @@ from typing import Any, Iterator, Sequence
 from hypothesis import strategies as st
 
 from engine import (
-    PRESETS, Action, Phase, Play, Role, Rules, State, apply,
+    PRESETS, Action, Phase, Role, Rules, State, apply,
     legal_actions, new_series, observe,
 )
 from engine.outcome import Exchange
