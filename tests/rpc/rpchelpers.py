@@ -16,7 +16,7 @@ import sys
 from concurrent import futures
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import grpc
 from google.protobuf.descriptor import FieldDescriptor
@@ -26,6 +26,7 @@ from engine import (
     PRESETS, Action, Card, Phase, Rules, State, View, apply, legal_actions, new_series,
     observe, parse_card,
 )
+from president.ai.v1 import ai_pb2 as pb
 from president.ai.v1 import ai_pb2_grpc
 from president_cli.bench_ai import wait_serving
 from workers.rpc.server import build_server
@@ -292,3 +293,16 @@ def card_texts(text: str) -> list[Card] | None:
         except ValueError:
             return None
     return cards
+
+
+def altered(base: pb.DecideRequest, change: Callable[[pb.DecideRequest], object]) -> pb.DecideRequest:
+    """A copy of ``base`` with ``change`` applied to it (the base stays as it is)."""
+    request = pb.DecideRequest()
+    request.CopyFrom(base)
+    change(request)
+    return request
+
+
+def set_field(message: Any, name: str, value: object) -> None:
+    """``setattr`` as a function, for lambdas that spoil one field."""
+    setattr(message, name, value)

@@ -18,7 +18,9 @@ from engine import (
     PRESETS, FirstLead, Give, LaterLead, Phase, Play, Rules, View, new_series, observe,
 )
 from president.ai.v1 import ai_pb2 as pb
-from rpchelpers import PRESET_NAMES, acting_views, sampled_states, table_rules
+from rpchelpers import (
+    PRESET_NAMES, acting_views, altered, sampled_states, set_field, table_rules,
+)
 from workers.ai.budget import Budget
 from workers.rpc.serde import (
     action_from_proto, action_to_proto, budget_from_proto, budget_to_proto, request_from_proto,
@@ -192,14 +194,10 @@ BASE = base_request()
 
 
 def mutated(change: Callable[[pb.DecideRequest], object]) -> pb.DecideRequest:
-    request = pb.DecideRequest()
-    request.CopyFrom(BASE)
-    change(request)
-    return request
+    return altered(BASE, change)
 
 
-def _set(message: Any, name: str, value: object) -> None:
-    setattr(message, name, value)
+_set = set_field
 
 
 def _exchange_cards(request: pb.DecideRequest) -> pb.ExchangeView:

@@ -24,6 +24,7 @@ from engine.determinize import hidden_cards
 from president.ai.v1 import ai_pb2 as pb
 from president.ai.v1 import ai_pb2_grpc
 from rpchelpers import (
+    altered, set_field,
     ROOT, ai_server, choice_views, sampled_states, servicer_server, worker_process,
 )
 from workers.ai import DEFAULT_BUDGETS, LEVELS, Budget, decide
@@ -180,14 +181,10 @@ def observe_back(request: pb.DecideRequest) -> View:
 
 
 def spoiled(change: Callable[[pb.DecideRequest], object]) -> pb.DecideRequest:
-    request = pb.DecideRequest()
-    request.CopyFrom(BASE)
-    change(request)
-    return request
+    return altered(BASE, change)
 
 
-def _set(message: Any, name: str, value: object) -> None:
-    setattr(message, name, value)
+_set = set_field
 
 
 def _bump_other_size(r: pb.DecideRequest) -> None:
