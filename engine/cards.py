@@ -167,6 +167,16 @@ def format_cards(mask: int) -> str:
     return " ".join(str(c) for c in cards_of(mask))
 
 
+def single_bits(mask: int) -> list[int]:
+    """The one-card masks of ``mask``, lowest first (canonical card order)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
 def highest_cards(mask: int, count: int) -> int:
     """The ``count`` best cards of ``mask`` in the normal order (jokers best).
 

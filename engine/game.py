@@ -111,7 +111,7 @@ def generate(state: State) -> list[Action]:
             return legal.follow_plays(hand, trick[-1][1], state.rules, state.reversed)  # type: ignore[return-value]
         return legal.lead_plays(hand, state.rules, state.reversed)  # type: ignore[return-value]
     if state.phase is Phase.EXCHANGE:
-        return list(legal.gives(state.hands[state.to_act], state.pending[0][2]))
+        return legal.gives(state.hands[state.to_act], state.pending[0][2])  # type: ignore[return-value]
     return []
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from engine.cards import JOKER_BITS, RANKS
+from engine.cards import JOKER_BITS, RANKS, single_bits
 from engine.errors import (
     CannotPassLead, CardNotInHand, GroupOnStraight, NotStrongEnough, OptionDisabled,
     StraightOnGroup, WrongSize,
@@ -178,7 +178,7 @@ def _straights(hand: int, length: int, reversed_: bool, out: list[Play],
 def _straights_with_jokers(low: int, length: int, suit: int, have: int, missing: int,
                            jokers: int, out: list[Play]) -> None:
     """Jokers fill the missing places, and may also stand in for held naturals."""
-    naturals = [1 << (i - 1) for i in _bits(have)]
+    naturals = single_bits(have)
     spare = jokers.bit_count() - missing
     for extra in range(0, min(spare, len(naturals) - 1) + 1):
         for removed in combinations(naturals, extra):
@@ -186,15 +186,6 @@ def _straights_with_jokers(low: int, length: int, suit: int, have: int, missing:
             for js in _JSUBS[jokers][missing + extra]:
                 out.append(straight_play(low, length, suit, kept | js))
 
-
-def _bits(mask: int) -> list[int]:
-    """1-based positions of the set bits."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length())
-        mask ^= low
-    return out
 
 
 def lead_plays(hand: int, rules: Rules, reversed_: bool) -> list[Play]:
@@ -237,8 +228,7 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool) -> list[Pl
 
 
 def gives(hand: int, count: int) -> list[Give]:
-    positions = [i - 1 for i in _bits(hand)]
-    return [Give(sum(1 << p for p in combo)) for combo in combinations(positions, count)]
+    return [Give(sum(combo)) for combo in combinations(single_bits(hand), count)]
 
 
 # --- checking ------------------------------------------------------------------------

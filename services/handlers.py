@@ -127,9 +127,7 @@ def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView 
     action, version = remembered
     if action != cmd.action:
         raise KeyReused("this Idempotency-Key was sent before with another action")
-    actions = [parse_action(row.action) for row in uow.games.actions(game.id)][:version]
-    then = Game(game.id, game.preset, game.seats,
-                replay(game.state.rules, game.state.seed, actions), version)
+    then = Game(game.id, game.preset, game.seats, _replay_log(uow, game, version), version)
     return GameView.of(then, seat)
 
 
@@ -229,8 +227,14 @@ def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:
     """(the stored snapshot, the state rebuilt from seed + action log): equal when sound."""
     with uow:
         game = _load(uow, game_id)
-        actions = [parse_action(row.action) for row in uow.games.actions(game_id)]
-    return game.state, replay(game.state.rules, game.state.seed, actions)
+        return game.state, _replay_log(uow, game)
+
+
+def _replay_log(uow: UnitOfWork, game: Game, version: int | None = None) -> State:
+    """The state rebuilt from the game's seed and its stored action log (its first
+    ``version`` actions, or all of them)."""
+    rows = uow.games.actions(game.id)[:version]
+    return replay(game.state.rules, game.state.seed, [parse_action(r.action) for r in rows])
 
 
 def check_all(uow_factory: Callable[[], UnitOfWork]) -> tuple[int, list[str]]:

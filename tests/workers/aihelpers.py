@@ -19,6 +19,7 @@ from engine import (
     legal_actions, new_series, observe,
 )
 from engine.outcome import Exchange
+from engine.cards import single_bits
 from positions import mask
 from rule_strategies import preset_overrides
 from positions import position as shared_position
@@ -31,13 +32,7 @@ JOKERS = (1 << 52) | (1 << 53)
 # --- cards ------------------------------------------------------------------------------
 
 
-def bits_of(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low)
-        m ^= low
-    return out
+bits_of = single_bits  # one-card masks of a mask, lowest first
 
 
 def rank_of_bit(bit: int) -> int | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.cards import mask_of
+from engine.cards import mask_of, single_bits
 from engine.determinize import hidden_cards
 from engine.observe import View
 
@@ -56,15 +56,6 @@ def knowledge_of(view: View) -> Knowledge:
                      tuple(allowed))
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low)
-        mask ^= low
-    return out
-
-
 def sample_hands(k: Knowledge, rng: random.Random) -> list[int]:
     """One assignment of the hidden cards, uniform among those consistent with ``k``."""
     hands = list(k.pinned)
@@ -78,14 +69,14 @@ def sample_hands(k: Knowledge, rng: random.Random) -> list[int]:
     # share what is left. Either way every consistent deal is equally likely.
     restricted = [s for s in range(len(hands)) if need[s] and k.allowed[s] != k.hidden]
     for seat in restricted:
-        pool = _bits(free & k.allowed[seat])
+        pool = single_bits(free & k.allowed[seat])
         if len(pool) < need[seat]:  # cannot happen for a consistent view; stay total
-            pool = _bits(free)
+            pool = single_bits(free)
         for bit in rng.sample(pool, need[seat]):
             hands[seat] |= bit
             free ^= bit
         need[seat] = 0
-    rest = _bits(free)
+    rest = single_bits(free)
     rng.shuffle(rest)
     i = 0
     for seat, count in enumerate(need):
