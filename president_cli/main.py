@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 
 def _bench_engine(args: argparse.Namespace) -> int:
@@ -80,8 +80,56 @@ def _bench_ai(args: argparse.Namespace) -> int:
 def _api(args: argparse.Namespace) -> int:
     from services.api.serve import run
 
-    print(f"API on http://{args.host}:{args.port}/docs (AI seats played inline)", flush=True)
+    turns = "through Celery" if os.environ.get("CELERY_BROKER_URL") else "in process"
+    print(f"API on http://{args.host}:{args.port}/docs (AI turns played {turns})", flush=True)
     return run(args.host, args.port, args.workers, args.threads)
+
+
+def _celery_app(args: argparse.Namespace) -> Any:
+    """The Celery app for a worker or beat process, the embedded broker's tables made."""
+    from workers.turns import embedded
+    from workers.turns.app import make_celery
+    from workers.turns.settings import TurnSettings
+
+    settings = TurnSettings.from_env()
+    if embedded.is_embedded(settings.broker_url):
+        embedded.create_tables(settings.broker_url)
+    return make_celery(settings)
+
+
+def _celery_worker(args: argparse.Namespace) -> int:
+    from workers.turns import embedded
+    from workers.turns.app import QUEUES
+
+    app = _celery_app(args)
+    argv = ["worker", "--loglevel", args.loglevel, "--queues", args.queues or ",".join(QUEUES),
+            "--pool", args.pool, "--concurrency", str(args.concurrency),
+            "--without-gossip", "--without-mingle"]
+    if args.name:
+        argv += ["--hostname", args.name]
+    if embedded.is_embedded(app.conf.broker_url):  # no broadcast on a SQL table
+        argv += ["--without-heartbeat"]
+        app.conf.worker_enable_remote_control = False
+    app.worker_main(argv)
+    return 0
+
+
+def _celery_beat(args: argparse.Namespace) -> int:
+    app = _celery_app(args)
+    return int(app.start(["beat", "--loglevel", args.loglevel, "--schedule", args.schedule]) or 0)
+
+
+def _broker_init(args: argparse.Namespace) -> int:
+    from workers.turns import embedded
+    from workers.turns.settings import TurnSettings
+
+    url = TurnSettings.from_env().broker_url
+    if embedded.is_embedded(url):
+        embedded.create_tables(url)
+        print(f"embedded broker ready: {url}")
+    else:
+        print(f"nothing to prepare for {url.split('@')[-1]}")
+    return 0
 
 
 def _db_upgrade(args: argparse.Namespace) -> int:
@@ -179,9 +227,25 @@ def build_parser() -> argparse.ArgumentParser:
     api.add_argument("--port", type=int, default=8000)
     api.add_argument("--workers", type=int, default=2)
     api.add_argument("--threads", type=int, default=4)
-    api.add_argument("--inline-ai", action="store_true", default=True,
-                     help="play AI seats in the API process (the only scheduler so far)")
     api.set_defaults(func=_api)
+
+    cw = sub.add_parser("celery-worker", help="play AI turns from the queues (CELERY_BROKER_URL)")
+    cw.add_argument("--queues", help="comma-separated; default: every AI queue and maintenance")
+    cw.add_argument("--pool", default="prefork", choices=("prefork", "solo", "threads"))
+    cw.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
+    cw.add_argument("--name", help="the worker's node name, e.g. ai-hard@%%h")
+    cw.add_argument("--loglevel", default="INFO")
+    cw.set_defaults(func=_celery_worker)
+
+    beat = sub.add_parser("celery-beat", help="the periodic sweeper (and broker cleanup)")
+    beat.add_argument("--schedule", default="var/celerybeat-schedule", help="beat's state file")
+    beat.add_argument("--loglevel", default="INFO")
+    beat.set_defaults(func=_celery_beat)
+
+    broker = sub.add_parser("broker", help="the Celery broker")
+    broker_sub = broker.add_subparsers(dest="action", required=True)
+    init = broker_sub.add_parser("init", help="create the embedded broker's tables")
+    init.set_defaults(func=_broker_init)
 
     db = sub.add_parser("db", help="the game database")
     db_sub = db.add_subparsers(dest="action", required=True)

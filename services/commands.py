@@ -19,6 +19,8 @@ class CreateGame:
     options: dict[str, Any] = field(default_factory=dict)
     rounds: int | None = None
     seed: int | None = None
+    pace_ms: int = 0  # pause before each AI move
+    turn_timeout_ms: int | None = None  # human seats' time to act; None: no limit
 
 
 @dataclass(frozen=True)
@@ -34,3 +36,12 @@ class Act:
 class ReadGame:
     game_id: str
     token: str | None = None  # None: the spectator's view
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A turn the scheduler was told of: ``seat`` to act with the game at ``version``."""
+
+    game_id: str
+    seat: int
+    version: int

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from sqlalchemy import Engine
@@ -27,7 +27,10 @@ class Container:
         return (self.read_uow or self.uow)()
 
     @classmethod
-    def build(cls, database_url: str | None = None) -> Container:
+    def build(cls, database_url: str | None = None, broker_url: str | None = None) -> Container:
+        """With a broker, AI turns go through Celery to the gRPC workers (and any bot
+        configured in ``PRESIDENT_AI_ENGINES`` may be seated); without, they are played
+        in process, at once."""
         db = make_engine(database_url)
         sessions = session_factory(db)
 
@@ -39,9 +42,18 @@ class Container:
         def read_uow() -> UnitOfWork:
             return UnitOfWork(reads)
 
-        return cls(db=db, uow=uow, scheduler=InlineScheduler(uow), engines=AI_ENGINES_BUILT_IN,
-                   read_uow=read_uow)
+        if broker_url is None:
+            return cls(db=db, uow=uow, scheduler=InlineScheduler(uow),
+                       engines=AI_ENGINES_BUILT_IN, read_uow=read_uow)
+        from workers.rpc.client import engines_from_env
+        from workers.turns.app import make_celery
+        from workers.turns.scheduler import CeleryScheduler
+        from workers.turns.settings import TurnSettings
+
+        celery = make_celery(replace(TurnSettings.from_env(), broker_url=broker_url))
+        return cls(db=db, uow=uow, scheduler=CeleryScheduler(celery),
+                   engines=tuple(engines_from_env()), read_uow=read_uow)
 
     @classmethod
     def from_env(cls) -> Container:
-        return cls.build(os.environ.get("DATABASE_URL"))
+        return cls.build(os.environ.get("DATABASE_URL"), os.environ.get("CELERY_BROKER_URL"))

@@ -42,10 +42,16 @@ class Game:
     state: State
     version: int = 0  # actions applied so far
     events: int = 0  # events recorded so far
+    pace_ms: int = 0  # pause before each AI move, so that a human can follow
+    turn_timeout_ms: int | None = None  # a human seat's time to act; None: no limit
 
     @property
     def status(self) -> str:
         return "over" if self.state.is_over else "active"
+
+    @property
+    def seat_to_act(self) -> Seat | None:
+        return None if self.state.to_act < 0 else self.seats[self.state.to_act]
 
     def seat_of(self, token: str) -> Seat | None:
         # every seat is compared, so the time taken does not tell which one matched
@@ -54,3 +60,25 @@ class Game:
             if seat.accepts(token):
                 found = seat
         return found
+
+
+@dataclass(frozen=True)
+class PlayedFor:
+    """A service event, recorded just before the play it explains: the service played
+    ``seat``'s action itself, because its AI engine kept failing (``ai_failed``) or its
+    human did not act in time (``turn_timeout``). ``policy`` says how: ``easy`` (the Easy
+    level, in process) or ``pass``."""
+
+    seat: int
+    reason: str
+    policy: str
+
+    TYPE = "played_for"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.TYPE, "seat": self.seat, "reason": self.reason,
+                "policy": self.policy}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> PlayedFor:
+        return cls(int(data["seat"]), str(data["reason"]), str(data["policy"]))  # type: ignore[call-overload]

@@ -20,7 +20,7 @@ from engine import (
 )
 from engine.plays import Action
 from services.commands import Act, CreateGame, ReadGame
-from services.domain import Game, Seat, hash_token, new_token
+from services.domain import Game, PlayedFor, Seat, hash_token, new_token
 from services.errors import BadRequest, BadToken, GameNotFound, KeyReused, StaleVersion
 from services.store.repository import VersionConflict
 from services.store.uow import UnitOfWork
@@ -29,9 +29,14 @@ AI_ENGINES_BUILT_IN = ("easy", "normal", "hard", "expert")
 
 
 class TurnScheduler(Protocol):
-    """Plays AI seats: told whenever an AI seat is to act at ``version``."""
+    """Told, after each committed move, whose turn it is now (``schedule_next``)."""
 
-    def ai_turn(self, game_id: str, seat: int, version: int) -> None: ...
+    def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
+                delay_s: float = 0.0) -> None:
+        """AI ``seat`` is to act at ``version``: have ``engine`` play it, after ``delay_s``."""
+
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+        """Human ``seat`` is to act at ``version`` and has ``timeout_s`` to do so."""
 
 
 @dataclass(frozen=True)
@@ -44,11 +49,14 @@ class GameView:
     preset: str
     seats: tuple[Seat, ...]
     view: View
+    pace_ms: int = 0
+    turn_timeout_ms: int | None = None
 
     @classmethod
     def of(cls, game: Game, seat: int | None, *, history: bool = False) -> GameView:
         return cls(game.id, game.version, game.status, game.preset, game.seats,
-                   observe(game.state, seat, history=history))
+                   observe(game.state, seat, history=history), game.pace_ms,
+                   game.turn_timeout_ms)
 
 
 @dataclass(frozen=True)
@@ -78,11 +86,12 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
                              f"{', '.join(engines)}")
     seed = cmd.seed if cmd.seed is not None else secrets.randbits(63)
     state, events = new_series_with_events(rules, seed)
-    game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state)
+    game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state, pace_ms=cmd.pace_ms,
+                turn_timeout_ms=cmd.turn_timeout_ms)
     with uow:
         uow.games.add(game, events)
         uow.commit()
-    _schedule_ai(game, scheduler)
+    schedule_next(game, scheduler)
     return CreatedGame(GameView.of(game, None), tokens)
 
 
@@ -106,13 +115,13 @@ def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
         if cmd.version != game.version:
             raise StaleVersion(f"the game is at version {game.version}, not {cmd.version}")
         try:
-            _apply_and_save(uow, game, action, seat, cmd.idempotency_key)
+            apply_and_save(uow, game, action, seat, cmd.idempotency_key)
         except StaleVersion:  # a concurrent retry of the same request may have won
             first = _first_result(uow, game, seat, cmd)
             if first is None:
                 raise
             return first
-    _schedule_ai(game, scheduler)
+    schedule_next(game, scheduler)
     return GameView.of(game, seat)
 
 
@@ -127,34 +136,16 @@ def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView 
     action, version = remembered
     if action != cmd.action:
         raise KeyReused("this Idempotency-Key was sent before with another action")
-    then = Game(game.id, game.preset, game.seats, _replay_log(uow, game, version), version)
+    then = Game(game.id, game.preset, game.seats, _replay_log(uow, game, version), version,
+                pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms)
     return GameView.of(then, seat)
-
-
-def play_ai_turn(game_id: str, seat: int, version: int, uow: UnitOfWork,
-                 decide: Callable[[View, str], Action]) -> Game | None:
-    """Play AI ``seat`` if the game is still at ``version`` with that seat to act; a
-    duplicate or late request is a no-op (None), so no move is ever played twice."""
-    with uow:
-        game = uow.games.get(game_id)
-        if game is None or game.version != version or game.state.to_act != seat:
-            return None
-        engine = game.seats[seat].engine
-        if game.seats[seat].kind != "ai" or engine is None:
-            return None
-        action = decide(observe(game.state, seat), engine)
-        try:
-            _apply_and_save(uow, game, action, seat)
-        except StaleVersion:
-            return None
-    return game
 
 
 @dataclass(frozen=True)
 class EventView:
     seq: int
     version: int
-    event: Event  # already redacted for the reader
+    event: Event | PlayedFor  # already redacted for the reader
 
 
 def events_after(game_id: str, token: str | None, after: int, uow: UnitOfWork,
@@ -165,8 +156,8 @@ def events_after(game_id: str, token: str | None, after: int, uow: UnitOfWork,
         game = _load(uow, game_id)
         seat = None if token is None else _seat_of(game, token).seat
         rows = uow.games.events_after(game_id, after, limit)
-    return [EventView(seq, version, redact(event, seat)) for seq, version, event in rows], \
-        game.events
+    return [EventView(seq, version, event if isinstance(event, PlayedFor) else redact(event, seat))
+            for seq, version, event in rows], game.events
 
 
 @dataclass(frozen=True)
@@ -250,10 +241,13 @@ def check_all(uow_factory: Callable[[], UnitOfWork]) -> tuple[int, list[str]]:
     return len(ids), broken
 
 
-def _apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
-                    idempotency_key: str | None = None) -> None:
+def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
+                   idempotency_key: str | None = None, note: PlayedFor | None = None) -> None:
+    """Play ``action`` for ``seat`` and commit, if the game is still at the version read
+    (else ``StaleVersion``); ``note`` is recorded just before the play's events."""
     read_version = game.version
-    state, events = apply(game.state, action, seat)  # engine errors: nothing changes
+    state, played = apply(game.state, action, seat)  # engine errors: nothing changes
+    events = played if note is None else [note, *played]
     entries = state.log_entries()[read_version:]  # the one entry this action added
     game.state, game.version = state, read_version + len(entries)
     try:
@@ -266,10 +260,16 @@ def _apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
         raise StaleVersion(str(exc)) from None
 
 
-def _schedule_ai(game: Game, scheduler: TurnScheduler) -> None:
-    seat = game.state.to_act
-    if seat >= 0 and game.seats[seat].kind == "ai":
-        scheduler.ai_turn(game.id, seat, game.version)
+def schedule_next(game: Game, scheduler: TurnScheduler) -> None:
+    """Tell the scheduler whose turn it is, after a commit (a lost message is recovered
+    by the sweeper: ``services.turns.sweep``)."""
+    seat = game.seat_to_act
+    if seat is None:
+        return
+    if seat.kind == "ai" and seat.engine is not None:
+        scheduler.ai_turn(game.id, seat.seat, game.version, seat.engine, game.pace_ms / 1000)
+    elif seat.kind == "human" and game.turn_timeout_ms is not None:
+        scheduler.human_turn(game.id, seat.seat, game.version, game.turn_timeout_ms / 1000)
 
 
 def _load(uow: UnitOfWork, game_id: str) -> Game:

@@ -1,15 +1,19 @@
 """The synchronous, in-process turn scheduler: AI seats play at once, in the caller's
-thread. Used by tests and by ``president api --inline-ai``; the Celery + gRPC
-scheduler implements the same port for production."""
+thread. The default when no broker is configured (tests, a laptop); the Celery + gRPC
+scheduler (``workers.turns``) implements the same port for production.
+
+It has no timer: pacing is ignored and human turn timeouts need the Celery scheduler."""
 
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 from engine import View
 from engine.plays import Action
-from services.handlers import play_ai_turn
+from services.commands import Turn
 from services.store.uow import UnitOfWork
+from services.turns import Decide, take_ai_turn
 from workers.ai import decide as ai_decide
 
 
@@ -19,16 +23,27 @@ def decide_in_process(view: View, engine: str) -> Action:
 
 class InlineScheduler:
     def __init__(self, uow_factory: Callable[[], UnitOfWork],
-                 decide: Callable[[View, str], Action] = decide_in_process) -> None:
+                 decide: Decide = decide_in_process) -> None:
         self._uow_factory = uow_factory
         self._decide = decide
+        self._local = threading.local()
 
-    def ai_turn(self, game_id: str, seat: int, version: int) -> None:
-        """Play AI seats one after the other until a human is to act or the game ends."""
-        while True:
-            game = play_ai_turn(game_id, seat, version, self._uow_factory(), self._decide)
-            if game is None or game.state.to_act < 0:
-                return
-            seat, version = game.state.to_act, game.version
-            if game.seats[seat].kind != "ai":
-                return
+    def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
+                delay_s: float = 0.0) -> None:
+        """Play AI seats one after the other until a human is to act or the game ends.
+
+        Each turn played tells this scheduler of the next one: those are queued and
+        played by the outermost call, so an all-AI series does not recurse once per move."""
+        queue: list[Turn] | None = getattr(self._local, "queue", None)
+        if queue is not None:
+            queue.append(Turn(game_id, seat, version))
+            return
+        self._local.queue = queue = [Turn(game_id, seat, version)]
+        try:
+            while queue:
+                take_ai_turn(queue.pop(0), self._uow_factory(), self, self._decide)
+        finally:
+            self._local.queue = None
+
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+        pass  # no timer in process: time limits are the Celery scheduler's

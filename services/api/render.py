@@ -8,6 +8,7 @@ from engine import (
     PRESETS, ExchangeView, Outcome, RoundResult, Rules, View, cards_of, describe_options,
 )
 from engine.snapshot import event_to_dict
+from services.domain import PlayedFor
 from services.handlers import EventView, GameSummary, GameView
 
 
@@ -49,6 +50,7 @@ def game_json(game: GameView) -> dict[str, Any]:
     return {"game_id": game.game_id, "version": game.version, "status": game.status,
             "preset": game.preset, "rules": game.view.rules.to_dict(),
             "seats": [{"seat": s.seat, "kind": s.kind, "engine": s.engine} for s in game.seats],
+            "pace_ms": game.pace_ms, "turn_timeout_ms": game.turn_timeout_ms,
             "view": view_json(game.view)}
 
 
@@ -78,4 +80,5 @@ def rules_json() -> dict[str, Any]:
 
 
 def event_json(e: EventView) -> dict[str, Any]:
-    return {"seq": e.seq, "version": e.version, **event_to_dict(e.event)}
+    body = e.event.to_dict() if isinstance(e.event, PlayedFor) else event_to_dict(e.event)
+    return {"seq": e.seq, "version": e.version, **body}

@@ -25,6 +25,12 @@ class CreateGameIn(Strict):
     rounds: int | None = Field(None, ge=1, le=100)
     seed: int | None = Field(None, ge=0, lt=2**63,
                              description="fixes every deal; secret: never shown by the API")
+    pace_ms: int = Field(0, ge=0, le=10_000, description="pause before each AI move, so that "
+                         "people can follow (needs the Celery scheduler; 0: none)")
+    turn_timeout_ms: int | None = Field(None, ge=1_000, le=86_400_000, description="time a "
+                                        "human seat has to act, after which the service "
+                                        "plays for it (pass if legal, else the Easy level); "
+                                        "null: no limit. Needs the Celery scheduler")
 
 
 class ActIn(Strict):
@@ -105,6 +111,8 @@ class GameOut(BaseModel):
     preset: str
     rules: dict[str, Any]
     seats: list[SeatOut]
+    pace_ms: int
+    turn_timeout_ms: int | None
     view: ViewOut
 
 
@@ -131,7 +139,9 @@ class EventsQuery(Strict):
 
 class EventsOut(BaseModel):
     events: list[dict[str, Any]] = Field(description="{seq, version, type, …fields}: "
-                                         "public events and the caller's private ones")
+                                         "public events and the caller's private ones; "
+                                         "type played_for {seat, reason, policy} comes just "
+                                         "before a play the service made for a seat")
     last: int = Field(description="the number of the game's last event")
 
 

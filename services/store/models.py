@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -20,6 +20,7 @@ class Base(DeclarativeBase):
 
 class GameRow(Base):
     __tablename__ = "games"
+    __table_args__ = (Index("ix_games_waiting", "status", "updated_at"),)
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     status: Mapped[str] = mapped_column(String(16), index=True)  # "active" | "over"
@@ -32,6 +33,11 @@ class GameRow(Base):
     # Loaded only when needed: the repository keeps decoded states per version.
     snapshot: Mapped[dict[str, Any]] = mapped_column(JSON, deferred=True)
     events: Mapped[int] = mapped_column(Integer, default=0)  # events recorded so far
+    pace_ms: Mapped[int] = mapped_column(Integer, default=0)  # pause before each AI move
+    turn_timeout_ms: Mapped[int | None] = mapped_column(Integer)  # humans' limit; None: off
+    # The seat to act (-1: over), kept beside the snapshot so the sweeper can find games
+    # waiting on a seat without decoding them (index ix_games_waiting: status, updated_at).
+    to_act: Mapped[int] = mapped_column(Integer, default=-1)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

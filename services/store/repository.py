@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
+from typing import Any, NamedTuple, Sequence
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import Select, and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from engine.events import Event
 from engine.snapshot import event_from_dict, event_to_dict, state_from_dict, state_to_dict
 from engine.state import LogEntry, State
-from services.domain import Game, Seat
+from services.domain import Game, PlayedFor, Seat
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
 
 
@@ -43,6 +44,33 @@ class _StateCache:
 STATES = _StateCache()
 
 
+def _decode_event(payload: dict[str, Any]) -> Event | PlayedFor:
+    if payload.get("type") == PlayedFor.TYPE:
+        return PlayedFor.from_dict(payload)
+    return event_from_dict(payload)
+
+
+class Waiting(NamedTuple):
+    """A game waiting on one seat (``GameRepository.waiting``)."""
+
+    game_id: str
+    version: int
+    seat: int
+    since: datetime  # its last move
+    turn_timeout_ms: int | None
+    engine: str | None
+
+
+def _waiting(row: Any) -> Waiting:
+    game_id, version, seat, since, timeout, engine = row
+    return Waiting(game_id, version, seat, _aware(since), timeout, engine)
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every time stored here is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
 class VersionConflict(Exception):
     """Another writer moved the game on since it was read."""
 
@@ -56,7 +84,8 @@ class GameRepository:
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
             rules=game.state.rules.to_dict(), seed=game.state.seed, version=game.version,
-            snapshot=state_to_dict(game.state), events=len(events),
+            snapshot=state_to_dict(game.state), events=len(events), pace_ms=game.pace_ms,
+            turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
                    for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
@@ -72,10 +101,11 @@ class GameRepository:
         if state is None:
             state = state_from_dict(row.snapshot)  # loads the deferred column
             STATES.put((row.id, row.version), state)
-        return Game(row.id, row.preset, seats, state, row.version, row.events)
+        return Game(row.id, row.preset, seats, state, row.version, row.events, row.pace_ms,
+                    row.turn_timeout_ms)
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
-                     events: list[Event]) -> None:
+                     events: Sequence[Event | PlayedFor]) -> None:
         """Append ``entries`` to the log and ``events`` to the game's events, and store
         the new snapshot, if and only if nobody else wrote since ``read_version``
         (checked inside this transaction)."""
@@ -85,7 +115,8 @@ class GameRepository:
             update(GameRow)
             .where(GameRow.id == game.id, GameRow.version == read_version)
             .values(version=game.version, status=game.status, events=game.events,
-                    snapshot=state_to_dict(game.state), updated_at=utcnow()))
+                    snapshot=state_to_dict(game.state), to_act=game.state.to_act,
+                    updated_at=utcnow()))
         if done.rowcount != 1:  # type: ignore[attr-defined]
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
         for offset, entry in enumerate(entries, start=1):
@@ -102,17 +133,44 @@ class GameRepository:
             STATES.put((game.id, game.version), game.state)
         self._written.clear()
 
-    def _add_events(self, game: Game, first: int, events: list[Event]) -> None:
+    def _add_events(self, game: Game, first: int, events: Sequence[Event | PlayedFor]) -> None:
         for offset, event in enumerate(events, start=1):
+            payload = event.to_dict() if isinstance(event, PlayedFor) else event_to_dict(event)
             self.session.add(EventRow(game_id=game.id, seq=first + offset, version=game.version,
-                                      payload=event_to_dict(event)))
+                                      payload=payload))
 
-    def events_after(self, game_id: str, after: int, limit: int) -> list[tuple[int, int, Event]]:
+    def events_after(self, game_id: str, after: int,
+                     limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
         """(seq, version, event) of the game's events numbered above ``after``."""
         rows = self.session.scalars(
             select(EventRow).where(EventRow.game_id == game_id, EventRow.seq > after)
             .order_by(EventRow.seq).limit(limit))
-        return [(row.seq, row.version, event_from_dict(row.payload)) for row in rows]
+        return [(row.seq, row.version, _decode_event(row.payload)) for row in rows]
+
+    def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
+        """Active games waiting on a seat of ``kind`` since before ``since``, oldest
+        first."""
+        query = self._waiting_query(kind).where(GameRow.updated_at < since)
+        return [_waiting(row) for row in self.session.execute(query.limit(limit))]
+
+    def overdue_humans(self, now: datetime, limit: int = 500) -> list[Waiting]:
+        """Active games whose human seat to act has run past the game's time limit."""
+        query = self._waiting_query("human").where(GameRow.turn_timeout_ms.is_not(None))
+        rows = [_waiting(row) for row in self.session.execute(query.limit(limit))]
+        return [w for w in rows
+                if w.since + timedelta(milliseconds=w.turn_timeout_ms or 0) <= now]
+
+    def _waiting_query(self, kind: str) -> Select[tuple[Any, ...]]:
+        return (select(GameRow.id, GameRow.version, GameRow.to_act, GameRow.updated_at,
+                       GameRow.turn_timeout_ms, SeatRow.engine)
+                .join(SeatRow, and_(SeatRow.game_id == GameRow.id,
+                                    SeatRow.seat == GameRow.to_act))
+                .where(GameRow.status == "active", SeatRow.kind == kind)
+                .order_by(GameRow.updated_at))
+
+    def last_move_at(self, game_id: str) -> datetime | None:
+        since = self.session.scalar(select(GameRow.updated_at).where(GameRow.id == game_id))
+        return None if since is None else _aware(since)
 
     def actions(self, game_id: str) -> list[ActionRow]:
         return list(self.session.scalars(

@@ -13,7 +13,9 @@ from engine.errors import CannotPassLead, IllegalAction
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.domain import hash_token
 from services.errors import BadRequest, BadToken, GameNotFound, StaleVersion
-from services.handlers import GameView, act, create_game, play_ai_turn, read_game, rebuilt_state
+from services.commands import Turn
+from services.handlers import GameView, act, create_game, read_game, rebuilt_state
+from services.turns import take_ai_turn
 from services.scheduler import InlineScheduler
 from services.store.db import migrations_current
 from services.store.models import ActionRow
@@ -25,8 +27,12 @@ HUMANS = (SeatSpec("human"),) * 4
 
 
 class NoAi:
-    def ai_turn(self, game_id: str, seat: int, version: int) -> None:
+    def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
+                delay_s: float = 0.0) -> None:
         raise AssertionError("no AI seat in this game")
+
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+        pass
 
 
 def _new(uow_factory: UowFactory, seats: tuple[SeatSpec, ...] = HUMANS, **kwargs: object):  # type: ignore[no-untyped-def]
@@ -138,8 +144,9 @@ def test_an_ai_seat_cannot_be_played_by_hand_nor_twice(uow_factory: UowFactory) 
     seats = (SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("human"), SeatSpec("human"))
     calls: list[tuple[str, int, int]] = []
 
-    class Recorder:
-        def ai_turn(self, game_id: str, seat: int, version: int) -> None:
+    class Recorder(NoAi):
+        def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
+                    delay_s: float = 0.0) -> None:
             calls.append((game_id, seat, version))
 
     created = create_game(CreateGame("cardverse", seats, seed=2), uow_factory(), Recorder())
@@ -150,10 +157,12 @@ def test_an_ai_seat_cannot_be_played_by_hand_nor_twice(uow_factory: UowFactory) 
                 turn.version), uow_factory(), Recorder())
     _, seat, version = calls[0]
     assert seat == 1
-    played = play_ai_turn(game_id, seat, version, uow_factory(), lambda v, e: decide(v, e))
+    played = take_ai_turn(Turn(game_id, seat, version), uow_factory(), Recorder(),
+                          lambda v, e: decide(v, e))
     assert played is not None and played.version == version + 1
     # the same request again (a redelivered task) is a no-op
-    assert play_ai_turn(game_id, seat, version, uow_factory(), lambda v, e: decide(v, e)) is None
+    assert take_ai_turn(Turn(game_id, seat, version), uow_factory(), Recorder(),
+                        lambda v, e: decide(v, e)) is None
     with pytest.raises(BadRequest):  # only configured engines may sit at a table
         _new(uow_factory, seats=(SeatSpec("ai", "grandmaster"),) + HUMANS[1:])
 

@@ -1,0 +1,105 @@
+"""Turns the service plays itself: AI seats, substitutes, and the sweeper.
+
+Each function is told of a turn (``Turn``: game, seat, the version it expects) and does
+nothing when the game has moved on: a duplicate, redelivered or late message is a no-op,
+so no move is ever played twice. Every action still goes through the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+
+from engine import PASS, View, observe
+from engine.plays import Action
+from services.commands import Turn
+from services.domain import Game, PlayedFor
+from services.errors import StaleVersion
+from services.handlers import TurnScheduler, apply_and_save, schedule_next
+from services.store.uow import UnitOfWork
+from workers.ai import decide as decide_in_process
+
+Decide = Callable[[View, str], Action]
+
+
+def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler,
+                 decide: Decide) -> Game | None:
+    """Ask the seat's engine for its action and play it; None if the turn is gone.
+
+    ``decide`` runs outside any transaction (an Expert thinks for half a second) and may
+    raise (``workers.rpc.client.AiError``): nothing is written then, the caller retries."""
+    with uow:
+        game = _waiting_on(uow, turn, "ai")
+    if game is None or game.seat_to_act is None or game.seat_to_act.engine is None:
+        return None
+    action = decide(observe(game.state, turn.seat), game.seat_to_act.engine)
+    return _play(uow, game, turn.seat, action, scheduler)
+
+
+def play_instead(turn: Turn, reason: str, uow: UnitOfWork,
+                 scheduler: TurnScheduler, now: datetime | None = None) -> Game | None:
+    """The service plays the seat itself, recorded as a ``PlayedFor`` event:
+    - ``ai_failed``: the AI seat's engine kept failing; the Easy level plays, in process;
+    - ``turn_timeout``: the human seat's time ran out; it passes where passing is legal,
+      else the Easy level plays. Nothing happens before the time is really out."""
+    kind = "human" if reason == "turn_timeout" else "ai"
+    with uow:
+        game = _waiting_on(uow, turn, kind)
+        since = uow.games.last_move_at(turn.game_id)
+    if game is None or (kind == "human" and not _timed_out(game, since, now)):
+        return None
+    view = observe(game.state, turn.seat)
+    if kind == "human" and PASS in view.legal_actions:
+        action, policy = PASS, "pass"
+    else:
+        action, policy = decide_in_process(view, "easy", seed=len(view.history)), "easy"
+    return _play(uow, game, turn.seat, action, scheduler, PlayedFor(turn.seat, reason, policy))
+
+
+@dataclass(frozen=True)
+class Sweep:
+    ai_turns: int  # AI turns sent again
+    timeouts: int  # human turns past their time limit, sent to be played
+
+
+def sweep(uow: UnitOfWork, scheduler: TurnScheduler, ai_after_s: float,
+          now: datetime | None = None) -> Sweep:
+    """Send again every AI turn waited on for more than ``ai_after_s`` (its message was
+    lost, or its worker died), and every human turn past its game's time limit."""
+    now = now or datetime.now(timezone.utc)
+    with uow:
+        stalled = uow.games.waiting("ai", now - timedelta(seconds=ai_after_s))
+        overdue = uow.games.overdue_humans(now)
+    for w in stalled:
+        if w.engine is not None:
+            scheduler.ai_turn(w.game_id, w.seat, w.version, w.engine)
+    for w in overdue:
+        scheduler.human_turn(w.game_id, w.seat, w.version, 0.0)
+    return Sweep(len(stalled), len(overdue))
+
+
+def _waiting_on(uow: UnitOfWork, turn: Turn, kind: str) -> Game | None:
+    """The game, if it still waits on ``turn``'s seat of that kind at that version."""
+    game = uow.games.get(turn.game_id)
+    if game is None or game.version != turn.version or game.state.to_act != turn.seat:
+        return None
+    return game if game.seats[turn.seat].kind == kind else None
+
+
+def _timed_out(game: Game, since: datetime | None, now: datetime | None) -> bool:
+    if game.turn_timeout_ms is None or since is None:
+        return False
+    now = now or datetime.now(timezone.utc)
+    return now - since >= timedelta(milliseconds=game.turn_timeout_ms)
+
+
+def _play(uow: UnitOfWork, game: Game, seat: int, action: Action, scheduler: TurnScheduler,
+          note: PlayedFor | None = None) -> Game | None:
+    try:
+        with uow:
+            apply_and_save(uow, game, action, seat, note=note)
+    except StaleVersion:  # someone else played this turn meanwhile: theirs stands
+        return None
+    schedule_next(game, scheduler)
+    return game

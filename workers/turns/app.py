@@ -1,0 +1,53 @@
+"""The Celery app factory: one app for the API (which only sends tasks), the workers and
+beat. Nothing connects until a task is sent or a worker starts."""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from workers.turns import embedded
+from workers.turns.settings import TurnSettings
+
+BUILT_IN_LEVELS = ("easy", "normal", "hard", "expert")
+# One queue per level, so that slow levels never starve fast ones; third-party bots
+# share one; sweeps, time limits and broker cleanup have their own.
+BOTS_QUEUE = "ai.bots"
+MAINTENANCE_QUEUE = "turns.maintenance"
+QUEUES = tuple(f"ai.{level}" for level in BUILT_IN_LEVELS) + (BOTS_QUEUE, MAINTENANCE_QUEUE)
+
+
+def queue_for(engine: str) -> str:
+    return f"ai.{engine}" if engine in BUILT_IN_LEVELS else BOTS_QUEUE
+
+
+def make_celery(settings: TurnSettings | None = None) -> Celery:
+    from workers.turns import tasks  # the tasks need the app; the app registers them
+
+    settings = settings or TurnSettings.from_env()
+    app = Celery("president", broker=settings.broker_url, set_as_current=False)
+    app.conf.update(
+        task_serializer="json", accept_content=["json"], task_ignore_result=True,
+        # A task is acknowledged once done, not once received: a worker killed mid-turn
+        # leaves it to be delivered again (a turn played meanwhile makes it a no-op).
+        task_acks_late=True, task_reject_on_worker_lost=True, worker_prefetch_multiplier=1,
+        task_default_queue=MAINTENANCE_QUEUE,
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,  # the process's logging setup stands
+        beat_schedule=_beat_schedule(settings),
+        timezone="UTC",
+    )
+    if embedded.is_embedded(settings.broker_url):
+        embedded.set_polling_interval(settings.broker_poll_s)
+    tasks.register(app, settings)
+    return app
+
+
+def _beat_schedule(settings: TurnSettings) -> dict[str, dict[str, object]]:
+    schedule: dict[str, dict[str, object]] = {
+        "sweep": {"task": "president.sweep", "schedule": settings.sweep_every_s,
+                  "options": {"queue": MAINTENANCE_QUEUE, "expires": settings.sweep_every_s}},
+    }
+    if embedded.is_embedded(settings.broker_url):
+        schedule["broker-cleanup"] = {"task": "president.broker_cleanup", "schedule": 60.0,
+                                      "options": {"queue": MAINTENANCE_QUEUE, "expires": 60}}
+    return schedule

@@ -1,0 +1,68 @@
+"""The Celery tasks: plain arguments, explicit names, one service call each.
+
+Every task is safe to run twice or late: the service functions check that the game still
+waits on that seat at that version, so a redelivered or duplicate task plays nothing."""
+
+from __future__ import annotations
+
+import logging
+import random
+from functools import cache
+from typing import Any
+
+from celery import Celery, Task
+from sqlalchemy.exc import OperationalError
+
+from services.commands import Turn
+from services.turns import play_instead, sweep, take_ai_turn
+from workers.rpc.client import AiError, UnknownEngine
+from workers.turns import embedded
+from workers.turns.runtime import Runtime
+from workers.turns.settings import TurnSettings
+
+log = logging.getLogger(__name__)
+
+
+def backoff(attempt: int, settings: TurnSettings) -> float:
+    """Exponential backoff with full jitter: retries of many games never line up."""
+    return random.uniform(0, min(settings.retry_cap_s, settings.retry_base_s * 2 ** attempt))
+
+
+def register(app: Celery, settings: TurnSettings) -> None:
+    runtime = cache(lambda: Runtime.build(app, settings))  # once per worker process
+
+    @app.task(name="president.ai_turn", bind=True, max_retries=settings.ai_retries)
+    def ai_turn(self: Task, game_id: str, seat: int, version: int) -> str:
+        rt, turn = runtime(), Turn(game_id, seat, version)
+        try:
+            game = take_ai_turn(turn, rt.uow(), rt.scheduler, rt.decide)
+        except (AiError, OperationalError) as exc:
+            attempt = self.request.retries
+            if isinstance(exc, UnknownEngine) or (isinstance(exc, AiError)
+                                                  and attempt >= self.max_retries):
+                log.error("AI turn %s: %s; the Easy level plays instead", turn, exc)
+                game = play_instead(turn, "ai_failed", rt.uow(), rt.scheduler)
+            else:
+                log.warning("AI turn %s, attempt %d: %s; retrying", turn, attempt + 1, exc)
+                raise self.retry(exc=exc, countdown=backoff(attempt, settings))
+        return "played" if game is not None else "no longer this turn"
+
+    @app.task(name="president.turn_timeout")
+    def turn_timeout(game_id: str, seat: int, version: int) -> str:
+        rt = runtime()
+        game = play_instead(Turn(game_id, seat, version), "turn_timeout", rt.uow(),
+                            rt.scheduler)
+        return "played" if game is not None else "no longer this turn"
+
+    @app.task(name="president.sweep")
+    def sweep_games() -> dict[str, Any]:
+        rt = runtime()
+        done = sweep(rt.uow(), rt.scheduler, settings.sweep_after_s)
+        if done.ai_turns or done.timeouts:
+            log.info("sweep: %d AI turn(s) sent again, %d time limit(s) passed",
+                     done.ai_turns, done.timeouts)
+        return {"ai_turns": done.ai_turns, "timeouts": done.timeouts}
+
+    @app.task(name="president.broker_cleanup")
+    def broker_cleanup() -> int:
+        return embedded.cleanup(settings.broker_url)
