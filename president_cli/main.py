@@ -80,7 +80,9 @@ def _bench_ai(args: argparse.Namespace) -> int:
 def _api(args: argparse.Namespace) -> int:
     from services.api.serve import run
 
-    turns = "through Celery" if os.environ.get("CELERY_BROKER_URL") else "in process"
+    from services.settings import setting
+
+    turns = "through Celery" if setting("CELERY_BROKER_URL") else "in process"
     print(f"API on http://{args.host}:{args.port}/docs (AI turns played {turns})", flush=True)
     return run(args.host, args.port, args.workers, args.threads)
 
@@ -132,6 +134,29 @@ def _broker_init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _health_grpc(args: argparse.Namespace) -> int:
+    """Exit 0 when the gRPC worker at the target answers SERVING (a container probe)."""
+    import grpc
+
+    from president_cli.bench_ai import wait_serving
+
+    try:
+        wait_serving(args.target, timeout_s=args.timeout)
+    except grpc.RpcError as exc:
+        print(f"{args.target}: not serving ({exc.code()})", file=sys.stderr)  # type: ignore[attr-defined]
+        return 1
+    print(f"{args.target}: SERVING")
+    return 0
+
+
+def _health_celery(args: argparse.Namespace) -> int:
+    """Exit 0 when a Celery worker answers a ping (needs a broker with broadcast: Redis)."""
+    app = _celery_app(args)
+    replies = app.control.ping(timeout=args.timeout)
+    print(f"{len(replies)} worker(s) answered")
+    return 0 if replies else 1
+
+
 def _db_upgrade(args: argparse.Namespace) -> int:
     from services.store.db import database_url, make_engine, upgrade
 
@@ -174,6 +199,8 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from services.settings import setting
+
     parser = argparse.ArgumentParser(prog="president", description="Président game backend")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -192,8 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     ai.set_defaults(func=_bench_ai)
 
     api_bench = bench_sub.add_parser("api", help="REST service vs a bare Flask endpoint")
-    api_bench.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
-                           help="default: DATABASE_URL, else a temporary SQLite file")
+    api_bench.add_argument("--database-url", default=None,
+                           help="a SQLAlchemy URL; default: a temporary SQLite file")
     api_bench.add_argument("--seconds", type=float, default=5.0, help="per measurement")
     api_bench.add_argument("--clients", type=int, default=8, help="client threads")
     api_bench.add_argument("--json", action="store_true", help="print JSON")
@@ -202,8 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
     worker = sub.add_parser("ai-worker", help="serve the AI levels over gRPC")
     worker.add_argument("--host", default="127.0.0.1")
     worker.add_argument("--port", type=int, default=50051, help="0: any free port")
-    worker.add_argument("--processes", type=int, default=1,
-                        help="server processes sharing the port (SO_REUSEPORT)")
+    worker.add_argument("--processes", type=int,
+                        default=int(setting("PRESIDENT_AI_WORKER_PROCESSES") or 1),
+                        help="server processes sharing the port (SO_REUSEPORT); default: "
+                        "PRESIDENT_AI_WORKER_PROCESSES, else 1")
     worker.set_defaults(func=_ai_worker)
 
     tour = sub.add_parser("tournament", help="AI levels against each other, seats rotated")
@@ -246,6 +275,16 @@ def build_parser() -> argparse.ArgumentParser:
     broker_sub = broker.add_subparsers(dest="action", required=True)
     init = broker_sub.add_parser("init", help="create the embedded broker's tables")
     init.set_defaults(func=_broker_init)
+
+    health = sub.add_parser("health", help="probes for containers: exit 0 when healthy")
+    health_sub = health.add_subparsers(dest="target_kind", required=True)
+    grpc_health = health_sub.add_parser("grpc", help="a gRPC AI worker's health service")
+    grpc_health.add_argument("--target", default="127.0.0.1:50051")
+    grpc_health.add_argument("--timeout", type=float, default=3.0)
+    grpc_health.set_defaults(func=_health_grpc)
+    celery_health = health_sub.add_parser("celery", help="ping the Celery workers")
+    celery_health.add_argument("--timeout", type=float, default=3.0)
+    celery_health.set_defaults(func=_health_celery)
 
     db = sub.add_parser("db", help="the game database")
     db_sub = db.add_subparsers(dest="action", required=True)

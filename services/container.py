@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -10,6 +9,7 @@ from sqlalchemy import Engine
 
 from services.handlers import AI_ENGINES_BUILT_IN, TurnScheduler
 from services.scheduler import InlineScheduler
+from services.settings import setting
 from services.store.db import make_engine, session_factory
 from services.store.uow import UnitOfWork
 
@@ -56,4 +56,4 @@ class Container:
 
     @classmethod
     def from_env(cls) -> Container:
-        return cls.build(os.environ.get("DATABASE_URL"), os.environ.get("CELERY_BROKER_URL"))
+        return cls.build(setting("DATABASE_URL"), setting("CELERY_BROKER_URL"))

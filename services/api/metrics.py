@@ -6,7 +6,6 @@ Each process keeps its own registry; under several gunicorn workers set
 
 from __future__ import annotations
 
-import os
 import time
 
 from apiflask import APIFlask
@@ -37,7 +36,7 @@ def install(app: APIFlask) -> None:
     @app.get("/metrics")
     @app.doc(hide=True)  # Prometheus's text format, not part of the JSON API
     def metrics() -> Response:
-        if "PROMETHEUS_MULTIPROC_DIR" in os.environ:
+        if setting("PROMETHEUS_MULTIPROC_DIR"):
             registry = CollectorRegistry()
             multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
             return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)

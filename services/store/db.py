@@ -7,7 +7,6 @@ configuration is built here, so no alembic.ini is needed.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from alembic import command
@@ -17,12 +16,14 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import sessionmaker, Session
 
+from services.settings import setting
+
 DEFAULT_URL = "sqlite:///var/president.db"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 def database_url() -> str:
-    return os.environ.get("DATABASE_URL", DEFAULT_URL)
+    return setting("DATABASE_URL") or DEFAULT_URL
 
 
 def make_engine(url: str | None = None) -> Engine:

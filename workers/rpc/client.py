@@ -10,7 +10,6 @@ the legal actions that were sent.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 from typing import Mapping
 
@@ -19,6 +18,7 @@ import grpc
 from engine.observe import View
 from engine.plays import Action
 from president.ai.v1 import ai_pb2_grpc
+from services.settings import setting
 from workers.ai.budget import Budget
 from workers.rpc.serde import request_to_proto, response_from_proto
 
@@ -63,8 +63,7 @@ ENGINES_ENV = "PRESIDENT_AI_ENGINES"
 def engines_from_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The engines configured in ``PRESIDENT_AI_ENGINES``; by default the four levels on
     the local worker. Entries given there add to or replace the defaults."""
-    env = os.environ if environ is None else environ
-    return {**DEFAULT_ENGINES, **parse_engines(env.get(ENGINES_ENV, ""))}
+    return {**DEFAULT_ENGINES, **parse_engines(setting(ENGINES_ENV, environ) or "")}
 
 
 class AiClient:

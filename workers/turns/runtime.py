@@ -4,7 +4,6 @@ one)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 
 from celery import Celery
@@ -12,6 +11,7 @@ from celery import Celery
 from engine import View
 from engine.plays import Action
 from services.container import Container
+from services.settings import setting
 from services.store.uow import UnitOfWork
 from workers.rpc.client import AiClient, engines_from_env
 from workers.turns.scheduler import CeleryScheduler
@@ -28,7 +28,7 @@ class Runtime:
     @classmethod
     def build(cls, app: Celery, settings: TurnSettings) -> Runtime:
         scheduler = CeleryScheduler(app)
-        container = replace(Container.build(os.environ.get("DATABASE_URL")), scheduler=scheduler)
+        container = replace(Container.build(setting("DATABASE_URL")), scheduler=scheduler)
         return cls(container, AiClient(engines_from_env()), scheduler, settings.ai_deadline_s)
 
     def uow(self) -> UnitOfWork:

@@ -1,10 +1,11 @@
-"""The turn pipeline's settings, from the environment (the README lists them all)."""
+"""The turn pipeline's settings, from the environment (``services.settings``)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Mapping
+
+from services.settings import setting
 
 EMBEDDED_BROKER = "sqla+sqlite:///var/broker.db"
 
@@ -22,19 +23,15 @@ class TurnSettings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> TurnSettings:
-        env = os.environ if environ is None else environ
-        default = cls()
-
-        def number(name: str, value: float) -> float:
-            return float(env.get(name, value))
+        def number(name: str) -> float:
+            return float(setting(name, environ) or 0)
 
         return cls(
-            broker_url=env.get("CELERY_BROKER_URL") or default.broker_url,
-            ai_deadline_s=number("PRESIDENT_AI_DEADLINE_MS", default.ai_deadline_s * 1000) / 1000,
-            ai_retries=int(env.get("PRESIDENT_AI_RETRIES", default.ai_retries)),
-            retry_base_s=number("PRESIDENT_AI_RETRY_BASE_MS", default.retry_base_s * 1000) / 1000,
-            retry_cap_s=default.retry_cap_s,
-            sweep_every_s=number("PRESIDENT_SWEEP_EVERY_S", default.sweep_every_s),
-            sweep_after_s=number("PRESIDENT_SWEEP_AFTER_S", default.sweep_after_s),
-            broker_poll_s=number("PRESIDENT_BROKER_POLL_MS", default.broker_poll_s * 1000) / 1000,
+            broker_url=setting("CELERY_BROKER_URL", environ) or EMBEDDED_BROKER,
+            ai_deadline_s=number("PRESIDENT_AI_DEADLINE_MS") / 1000,
+            ai_retries=int(number("PRESIDENT_AI_RETRIES")),
+            retry_base_s=number("PRESIDENT_AI_RETRY_BASE_MS") / 1000,
+            sweep_every_s=number("PRESIDENT_SWEEP_EVERY_S"),
+            sweep_after_s=number("PRESIDENT_SWEEP_AFTER_S"),
+            broker_poll_s=number("PRESIDENT_BROKER_POLL_MS") / 1000,
         )

@@ -1,0 +1,64 @@
+"""Every setting the system reads from its environment, in one table.
+
+Code reads a setting through ``setting(NAME)`` only, so this table is complete by
+construction (a name not declared here raises ``KeyError``); the README's configuration
+table and the deploy files are checked against it by tests.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: str | None  # None: unset unless given
+    description: str
+
+
+SETTINGS = (
+    Setting("DATABASE_URL", "sqlite:///var/president.db",
+            "SQLAlchemy URL of the game database (`postgresql://…` in production)"),
+    Setting("CELERY_BROKER_URL", None,
+            "Celery broker: `redis://…` in production, `sqla+sqlite:///var/broker.db` for "
+            "the embedded one (what `make run` uses); unset: AI turns are played in the "
+            "API process, at once"),
+    Setting("PRESIDENT_AI_ENGINES", "",
+            "AI engines by name, `name=host:port,…`: the gRPC target per level (default: "
+            "every level on 127.0.0.1:50051) and any third-party bot"),
+    Setting("PRESIDENT_AI_WORKER_PROCESSES", "1",
+            "processes of one gRPC AI worker, sharing its port (about one per core)"),
+    Setting("PRESIDENT_AI_DEADLINE_MS", "5000", "deadline of one gRPC decision"),
+    Setting("PRESIDENT_AI_RETRIES", "5",
+            "retries of a failed or untrusted AI answer before the Easy fallback plays"),
+    Setting("PRESIDENT_AI_RETRY_BASE_MS", "200",
+            "backoff: a random pause up to base × 2^attempt (capped at 10 s)"),
+    Setting("PRESIDENT_SWEEP_EVERY_S", "5", "how often Celery beat runs the sweeper"),
+    Setting("PRESIDENT_SWEEP_AFTER_S", "30", "an AI turn waited on this long is sent again"),
+    Setting("PRESIDENT_BROKER_POLL_MS", "50", "polling interval of the embedded broker"),
+    Setting("PRESIDENT_LOG_FORMAT", "text", "`text`, or `json` (one object per line) for "
+            "production"),
+    Setting("PRESIDENT_LOG_LEVEL", "INFO", "log level of every process"),
+    Setting("PRESIDENT_CORS_ORIGINS", "",
+            "web origins allowed to call the API from a browser, comma-separated (`*`: any)"),
+    Setting("PROMETHEUS_MULTIPROC_DIR", None,
+            "a folder for prometheus-client's multi-process metrics (several API workers)"),
+    Setting("PRESIDENT_HOST", "127.0.0.1", "`president up`: the address its servers bind"),
+    Setting("PRESIDENT_API_PORT", "8000", "`president up`: the API's port"),
+    Setting("PRESIDENT_AI_PORT", "50051", "`president up`: the gRPC AI worker's port"),
+    Setting("PRESIDENT_VAR_DIR", "var",
+            "`president up`: folder of the SQLite files, beat's schedule and the lock"),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def setting(name: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The setting's value from the environment, else its default."""
+    declared = _BY_NAME[name]  # KeyError: declare it in SETTINGS first
+    env = os.environ if environ is None else environ
+    value = env.get(name)
+    return declared.default if value is None or value == "" else value
