@@ -13,6 +13,7 @@ from services.api import metrics
 from services.api.problems import from_error, problem
 from services.api.routes import v1
 from services.api.schemas import StatusOut
+from services.api.web import web
 from services.container import Container
 from services.errors import ServiceError
 from services.store.db import migrations_current
@@ -32,6 +33,7 @@ def create_app(container: Container | None = None) -> APIFlask:
                                          "description": "a seat's secret token"}})
     app.extensions["president"] = container or Container.from_env()
     app.register_blueprint(v1)
+    app.register_blueprint(web)
     _errors(app)
     _probes(app)
     metrics.install(app)

@@ -1,0 +1,60 @@
+// The last events of the game as sentences. They come from the public stream, so gifts
+// show as counts only; the exchange panel shows this seat's own cards from its view.
+
+import { actionFace } from "./cards.js";
+import { t } from "./i18n.js";
+import { seatName } from "./table.js";
+
+const SHOWN = 12;
+
+function describe(event, game) {
+  const name = (seat) => seatName(game, seat);
+  switch (event.type) {
+    case "round_started":
+      return t("ev_round_started", { round_no: event.round_no, leader: name(event.leader) });
+    case "cards_given":
+      return t("ev_cards_given",
+        { giver: name(event.giver), receiver: name(event.receiver), count: event.count });
+    case "exchange_done":
+      return t("ev_exchange_done", { leader: name(event.leader) });
+    case "played":
+      return t("ev_played", { seat: name(event.seat), play: actionFace(event.play) });
+    case "passed":
+    case "skipped":
+    case "trick_won":
+      return t(`ev_${event.type}`, { seat: name(event.seat) });
+    case "revolution":
+      return t(event.reversed ? "ev_revolution_on" : "ev_revolution_off");
+    case "went_out":
+      return t("ev_went_out", { seat: name(event.seat), place: event.place });
+    case "played_for": { // the service played a seat's turn itself
+      const reason = ["turn_timeout", "ai_failed"].includes(event.reason)
+        ? t(`reason_${event.reason}`) : event.reason;
+      return t("ev_played_for", { seat: name(event.seat), reason });
+    }
+    case "round_ended":
+      return t("ev_round_ended", { round: event.result.round });
+    default: // series_ended
+      return t(`ev_${event.type}`);
+  }
+}
+
+/** The last events, newest first so the latest action is where the eye lands. */
+export class EventLog {
+  constructor() {
+    this.events = [];
+  }
+
+  add(event) {
+    this.events = [...this.events.slice(1 - SHOWN), event];
+  }
+
+  render(game) {
+    document.getElementById("log").replaceChildren(...[...this.events].reverse().map((event) => {
+      const item = document.createElement("li");
+      item.textContent = describe(event, game);
+      item.dataset.seq = event.seq;
+      return item;
+    }));
+  }
+}

@@ -1,0 +1,74 @@
+"""The play page under test: the API on a real loopback server (a thread, a fresh SQLite
+database and a free port per test, so pytest-xdist workers never share one), and
+Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from werkzeug.serving import make_server
+
+from services.api.app import create_app
+from services.container import Container
+from services.store.db import upgrade
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Without these, Chromium's background connections (updates, sync, QUIC probes) are
+# refused by this closed network and slow every launch down.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture
+def container(tmp_path: Path) -> Iterator[Container]:
+    container = Container.build(f"sqlite:///{tmp_path}/president.db")  # AI seats play inline
+    upgrade(container.db)
+    yield container
+    container.db.dispose()
+
+
+@pytest.fixture
+def live_server(container: Container) -> Iterator[str]:
+    """The service's base URL, e.g. http://127.0.0.1:41234."""
+    server = make_server("127.0.0.1", 0, create_app(container), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium package "
+                    "(.ci/run does) to run the browser tests")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, live_server: str) -> Iterator[Page]:
+    """A fresh browser profile (empty localStorage) on the service, failing the test on
+    any uncaught error in the page's scripts."""
+    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844})
+    errors: list[str] = []
+    page = context.new_page()
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()  # closes the event stream before the server goes
+    assert not errors, errors
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
