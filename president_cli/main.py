@@ -174,6 +174,15 @@ def _bench_api(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_pipeline(args: argparse.Namespace) -> int:
+    from president_cli.bench_pipeline import bench_pipeline, format_pipeline
+
+    report = bench_pipeline(args.database_url, args.redis_url, games=args.games,
+                            rounds=args.rounds, load_games=args.load_games)
+    print(json.dumps(report, indent=2) if args.json else format_pipeline(report))
+    return 0
+
+
 def _db_check(args: argparse.Namespace) -> int:
     from services.container import Container
     from services.handlers import check_all
@@ -225,6 +234,17 @@ def build_parser() -> argparse.ArgumentParser:
     api_bench.add_argument("--clients", type=int, default=8, help="client threads")
     api_bench.add_argument("--json", action="store_true", help="print JSON")
     api_bench.set_defaults(func=_bench_api)
+
+    pipe = bench_sub.add_parser("pipeline", help="AI turns through Celery + gRPC, end to end")
+    pipe.add_argument("--database-url", help="the database beside Redis (a PostgreSQL URL "
+                      "gets a schema bench_pipeline of its own); default: a temporary SQLite")
+    pipe.add_argument("--redis-url", default="redis://127.0.0.1:6379/15",
+                      help="a Redis database the benchmark may empty")
+    pipe.add_argument("--games", type=int, default=5, help="games played one at a time")
+    pipe.add_argument("--rounds", type=int, default=2, help="rounds per game")
+    pipe.add_argument("--load-games", type=int, default=16, help="games at once, throughput")
+    pipe.add_argument("--json", action="store_true", help="print JSON")
+    pipe.set_defaults(func=_bench_pipeline)
 
     worker = sub.add_parser("ai-worker", help="serve the AI levels over gRPC")
     worker.add_argument("--host", default="127.0.0.1")

@@ -14,6 +14,8 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess,
 )
 
+from services.settings import setting
+
 REQUESTS = Counter("president_http_requests_total", "HTTP requests", ["method", "route", "status"])
 LATENCY = Histogram("president_http_request_seconds", "HTTP request latency", ["method", "route"],
                     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10))
