@@ -157,6 +157,12 @@ def _health_celery(args: argparse.Namespace) -> int:
     return 0 if replies else 1
 
 
+def _up(args: argparse.Namespace) -> int:
+    from president_cli.up import layout_from_settings, up
+
+    return up(layout_from_settings(args.host, args.api_port, args.ai_port, args.var_dir))
+
+
 def _db_upgrade(args: argparse.Namespace) -> int:
     from services.store.db import database_url, make_engine, upgrade
 
@@ -295,6 +301,14 @@ def build_parser() -> argparse.ArgumentParser:
     broker_sub = broker.add_subparsers(dest="action", required=True)
     init = broker_sub.add_parser("init", help="create the embedded broker's tables")
     init.set_defaults(func=_broker_init)
+
+    run = sub.add_parser("up", help="the whole system on this machine (what `make run` runs)")
+    run.add_argument("--host", help="default: PRESIDENT_HOST, else 127.0.0.1")
+    run.add_argument("--api-port", type=int, help="default: PRESIDENT_API_PORT, else 8000")
+    run.add_argument("--ai-port", type=int, help="default: PRESIDENT_AI_PORT, else 50051")
+    run.add_argument("--var-dir", help="SQLite files, beat's schedule, the lock; default: "
+                     "PRESIDENT_VAR_DIR, else var")
+    run.set_defaults(func=_up)
 
     health = sub.add_parser("health", help="probes for containers: exit 0 when healthy")
     health_sub = health.add_subparsers(dest="target_kind", required=True)
