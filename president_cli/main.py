@@ -89,7 +89,13 @@ def _api(args: argparse.Namespace) -> int:
 
 def _celery_app(args: argparse.Namespace) -> Any:
     """The Celery app for a worker or beat process, the embedded broker's tables made."""
+    from celery.signals import setup_logging
+
+    from services.logs import configure_logging
     from workers.turns import embedded
+
+    # A receiver of setup_logging tells Celery to leave logging to us: one format for all.
+    setup_logging.connect(lambda **_: configure_logging(), weak=False)
     from workers.turns.app import make_celery
     from workers.turns.settings import TurnSettings
 

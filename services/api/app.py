@@ -7,6 +7,7 @@ from typing import Any
 from apiflask import APIFlask
 from apiflask.exceptions import HTTPError
 from flask import Response
+from flask_cors import CORS
 
 from engine.errors import PresidentError
 from services.api import metrics
@@ -16,6 +17,7 @@ from services.api.schemas import StatusOut
 from services.api.web import web
 from services.container import Container
 from services.errors import ServiceError
+from services.settings import setting
 from services.store.db import migrations_current
 
 MAX_BODY_BYTES = 16 * 1024
@@ -33,11 +35,21 @@ def create_app(container: Container | None = None) -> APIFlask:
                                          "description": "a seat's secret token"}})
     app.extensions["president"] = container or Container.from_env()
     app.register_blueprint(v1)
+    _cors(app, setting("PRESIDENT_CORS_ORIGINS") or "")
     app.register_blueprint(web)
     _errors(app)
     _probes(app)
     metrics.install(app)
     return app
+
+
+def _cors(app: APIFlask, origins: str) -> None:
+    """Let the configured web origins call the API from a browser (none by default)."""
+    allowed = [o.strip() for o in origins.split(",") if o.strip()]
+    if allowed:
+        CORS(app, origins="*" if allowed == ["*"] else allowed,
+             allow_headers=["Authorization", "Content-Type", "Idempotency-Key",
+                            "Last-Event-ID"], max_age=600)
 
 
 def _errors(app: APIFlask) -> None:

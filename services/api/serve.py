@@ -7,6 +7,7 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 
 from services.api.app import create_app
+from services.logs import logging_config
 
 
 class _Gunicorn(BaseApplication):  # type: ignore[misc]
@@ -25,5 +26,5 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
 def run(host: str, port: int, workers: int, threads: int) -> int:
     _Gunicorn({"bind": f"{host}:{port}", "workers": workers, "threads": threads,
                "worker_class": "gthread", "accesslog": "-", "timeout": 60,
-               "graceful_timeout": 30}).run()
+               "graceful_timeout": 30, "logconfig_dict": logging_config()}).run()
     return 0

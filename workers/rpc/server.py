@@ -25,6 +25,7 @@ from grpc_reflection.v1alpha import reflection
 
 from engine.plays import Action
 from president.ai.v1 import ai_pb2, ai_pb2_grpc
+from services.logs import configure_logging
 from workers.ai.budget import Budget
 from workers.ai.levels import DEFAULT_BUDGETS, LEVELS, decide
 from workers.rpc.serde import request_from_proto, response_to_proto
@@ -114,7 +115,7 @@ def build_server(address: str, *, reuse_port: bool = False,
 
 def serve_one(address: str, reuse_port: bool) -> None:
     """One worker process: serve until SIGTERM or SIGINT, then drain."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    configure_logging()  # in each process: spawned ones start with none
     server, _ = build_server(address, reuse_port=reuse_port)
     stopping = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
