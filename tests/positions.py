@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from engine import Play, Rules, State, mask_of, new_series, parse_cards
+from engine import Play, Rules, State, cards_of, mask_of, new_series, parse_cards
 from engine.cards import deck_mask
 
 
@@ -54,3 +54,17 @@ def position(
         hands=hand_masks, to_act=to_act, trick=plays, passed=bits(passed),
         discard=discard_mask, reversed=reversed, went_out=tuple(went_out),
         penalized=bits(penalized), leader=to_act if leader is None else leader)
+
+
+def assert_cards_conserved(state: State) -> None:
+    """Hands, the current trick and the discard are disjoint and together are the deck."""
+    seen = 0
+    parts = [(f"hand of seat {s}", h) for s, h in enumerate(state.hands)]
+    parts += [(f"play {p} of the trick", p.mask) for _, p in state.trick]
+    parts.append(("discard", state.discard))
+    for name, mask in parts:
+        assert mask & seen == 0, f"{name} holds cards found elsewhere: {cards_of(mask & seen)}"
+        seen |= mask
+    deck = deck_mask(state.rules.jokers)
+    assert seen == deck, (f"missing {cards_of(deck & ~seen)}, "
+                          f"extra {cards_of(seen & ~deck)}")

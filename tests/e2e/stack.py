@@ -3,18 +3,46 @@ plus what a test asks of it through the API and the database."""
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import redis
 import requests
+
+from databases import PG_URL, fresh, pg_url
 
 from engine import parse_action
 from president_cli.cluster import Backend, Cluster
 from services.container import Container
 from services.handlers import rebuilt_state
+from services.store.db import make_engine
 
-__all__ = ["Backend", "Stack"]
+__all__ = ["BACKENDS", "Backend", "Stack", "make_backend"]
+
+REDIS_URL = os.environ.get("PRESIDENT_TEST_REDIS_URL")
+BACKENDS = ["embedded"] + (["redis"] if PG_URL and REDIS_URL else [])
+
+
+def _redis_url() -> str:
+    """A Redis database of its own per xdist worker, emptied first."""
+    assert REDIS_URL is not None
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    url = f"{REDIS_URL.rstrip('/')}/{1 + int(worker.removeprefix('gw') or 0) % 15}"
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
+def make_backend(name: str, tmp_path: Path) -> Backend:
+    if name == "embedded":
+        database = f"sqlite:///{tmp_path}/president.db"
+        backend = Backend(name, database, f"sqla+sqlite:///{tmp_path}/broker.db")
+    else:
+        backend = Backend(name, pg_url(), _redis_url())
+    fresh(make_engine(backend.database_url)).dispose()
+    return backend
 
 
 @dataclass

@@ -24,8 +24,9 @@ from engine import (
     apply, apply_unchecked, cards_of, check, is_legal, legal_actions, observe, parse_action,
     redact, replay,
 )
+from positions import assert_cards_conserved
 from strategies import (
-    Config, Trace, configs, deck_mask, deck_size, pass_biases, round_bound, run_series, seeds,
+    Config, Trace, configs, deck_size, pass_biases, round_bound, run_series, seeds,
 )
 
 GAME = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -36,20 +37,6 @@ def series(config: Config, seed: int, choice_seed: int, pass_bias: float | None)
 
 
 # --- shared checks ---------------------------------------------------------------------
-
-
-def assert_cards_conserved(state: State) -> None:
-    """Hands, the current trick and the discard are disjoint and together are the deck."""
-    seen = 0
-    parts = [(f"hand of seat {s}", h) for s, h in enumerate(state.hands)]
-    parts += [(f"play {p} of the trick", p.mask) for _, p in state.trick]
-    parts.append(("discard", state.discard))
-    for name, mask in parts:
-        assert mask & seen == 0, f"{name} holds cards found elsewhere: {cards_of(mask & seen)}"
-        seen |= mask
-    deck = deck_mask(state.rules)
-    assert seen == deck, (f"missing {cards_of(deck & ~seen)}, "
-                          f"extra {cards_of(seen & ~deck)}")
 
 
 def assert_turn_invariants(state: State) -> None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kombu import Connection
 from kombu.transport import sqlalchemy as sqla_transport
-from kombu.transport.sqlalchemy.models import metadata
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import OperationalError
 
@@ -36,17 +36,23 @@ def _database_url(broker_url: str) -> str:
 
 
 def create_tables(broker_url: str) -> None:
+    """Make the broker's tables. kombu declares them only when a channel opens, and
+    creates them when that channel first needs its session: so open one."""
     engine = create_engine(_database_url(broker_url))
     try:
         with engine.begin() as connection:
             if engine.dialect.name == "sqlite":  # readers never wait on the writer
                 connection.execute(text("PRAGMA journal_mode=WAL"))
-        try:
-            metadata.create_all(engine)
-        except OperationalError:  # another process created them at the same moment
-            metadata.create_all(engine)
     finally:
         engine.dispose()
+    for attempt in range(2):
+        try:
+            with Connection(broker_url) as connection:
+                connection.default_channel.session  # noqa: B018 - creates the tables
+            return
+        except OperationalError:  # another process created them at the same moment
+            if attempt:
+                raise
 
 
 def cleanup(broker_url: str) -> int:

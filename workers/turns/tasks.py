@@ -31,7 +31,8 @@ def backoff(attempt: int, settings: TurnSettings) -> float:
 def register(app: Celery, settings: TurnSettings) -> None:
     runtime = cache(lambda: Runtime.build(app, settings))  # once per worker process
 
-    @app.task(name="president.ai_turn", bind=True, max_retries=settings.ai_retries)
+    @app.task(name="president.ai_turn", bind=True, max_retries=settings.ai_retries,
+              shared=False)
     def ai_turn(self: Task, game_id: str, seat: int, version: int) -> str:
         rt, turn = runtime(), Turn(game_id, seat, version)
         try:
@@ -47,14 +48,14 @@ def register(app: Celery, settings: TurnSettings) -> None:
                 raise self.retry(exc=exc, countdown=backoff(attempt, settings))
         return "played" if game is not None else "no longer this turn"
 
-    @app.task(name="president.turn_timeout")
+    @app.task(name="president.turn_timeout", shared=False)
     def turn_timeout(game_id: str, seat: int, version: int) -> str:
         rt = runtime()
         game = play_instead(Turn(game_id, seat, version), "turn_timeout", rt.uow(),
                             rt.scheduler)
         return "played" if game is not None else "no longer this turn"
 
-    @app.task(name="president.sweep")
+    @app.task(name="president.sweep", shared=False)
     def sweep_games() -> dict[str, Any]:
         rt = runtime()
         done = sweep(rt.uow(), rt.scheduler, settings.sweep_after_s)
@@ -63,6 +64,6 @@ def register(app: Celery, settings: TurnSettings) -> None:
                      done.ai_turns, done.timeouts)
         return {"ai_turns": done.ai_turns, "timeouts": done.timeouts}
 
-    @app.task(name="president.broker_cleanup")
+    @app.task(name="president.broker_cleanup", shared=False)
     def broker_cleanup() -> int:
         return embedded.cleanup(settings.broker_url)

@@ -1,0 +1,456 @@
+"""Turns the service plays itself (services.turns) and the TurnScheduler port it is driven
+through: AI turns played exactly once, the Easy fallback and human time limits recorded as
+``played_for`` events, the sweeper, and the in-process scheduler."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable
+
+import pytest
+from sqlalchemy import Engine, select, update
+
+from engine import PASS, Passed, Played, Rules, View, new_series, observe
+from engine.plays import Action
+from services.commands import CreateGame, ReadGame, SeatSpec, Turn
+from services.domain import Game, PlayedFor
+from services.handlers import CreatedGame, create_game, events_after, read_game
+from services.scheduler import InlineScheduler, decide_in_process
+from services.store.models import ActionRow, EventRow, GameRow
+from services.store.uow import UnitOfWork
+from services.turns import Sweep, play_instead, sweep, take_ai_turn
+from workers.ai import decide as ai_decide
+from workers.rpc.client import AiUnavailable
+
+UowFactory = Callable[[], UnitOfWork]
+LEVELS = ("easy", "normal", "hard", "expert")
+HUMAN = SeatSpec("human")
+
+
+class Recorder:
+    """A TurnScheduler that only writes down what it is told."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
+                delay_s: float = 0.0) -> None:
+        self.calls.append(("ai", game_id, seat, version, engine, delay_s))
+
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+        self.calls.append(("human", game_id, seat, version, timeout_s))
+
+
+class CountingDecide:
+    """The in-process AI, counting its calls; ``fail`` raises instead of answering."""
+
+    def __init__(self, fail: Exception | None = None) -> None:
+        self.calls = 0
+        self.fail = fail
+
+    def __call__(self, view: View, engine: str) -> Action:
+        self.calls += 1
+        if self.fail is not None:
+            raise self.fail
+        return decide_in_process(view, engine)
+
+
+def _first_to_act(seed: int, players: int = 4) -> int:
+    return new_series(Rules.preset("classic", players=players), seed).to_act
+
+
+def _create(uow_factory: UowFactory, seats: tuple[SeatSpec, ...], scheduler: Any,
+            seed: int, **kwargs: Any) -> CreatedGame:
+    created = create_game(CreateGame("classic", seats, seed=seed, **kwargs), uow_factory(),
+                          scheduler)
+    assert created.game.view.to_act == _first_to_act(seed, len(seats))
+    return created
+
+
+def _with_ai_at(seat: int, engine: str = "easy", others: SeatSpec = HUMAN) -> tuple[SeatSpec, ...]:
+    return tuple(SeatSpec("ai", engine) if n == seat else others for n in range(4))
+
+
+def _load(uow_factory: UowFactory, game_id: str) -> Game:
+    with uow_factory() as uow:
+        game = uow.games.get(game_id)
+    assert game is not None
+    return game
+
+
+def _since(uow_factory: UowFactory, game_id: str) -> datetime:
+    with uow_factory() as uow:
+        since = uow.games.last_move_at(game_id)
+    assert since is not None and since.tzinfo is not None
+    return since
+
+
+def _actions(db: Engine, game_id: str) -> list[str]:
+    with db.connect() as c:
+        return list(c.scalars(select(ActionRow.action).where(ActionRow.game_id == game_id)
+                              .order_by(ActionRow.seq)))
+
+
+def _easy_move(game: Game, seat: int) -> Action:
+    """What the Easy fallback plays for ``seat`` in this position."""
+    view = observe(game.state, seat)
+    return ai_decide(view, "easy", seed=len(view.history))
+
+
+# --- the scheduler is told whose turn it is --------------------------------------------
+
+
+def test_create_game_tells_the_scheduler_of_the_ai_to_act_with_its_engine_and_pace(
+        uow_factory: UowFactory) -> None:
+    for seed in (1, 2):
+        recorder = Recorder()
+        seats = tuple(SeatSpec("ai", level) for level in LEVELS)
+        created = _create(uow_factory, seats, recorder, seed, pace_ms=1500,
+                          turn_timeout_ms=20_000)
+        first = created.game.view.to_act
+        assert recorder.calls == [("ai", created.game.game_id, first, 0, LEVELS[first], 1.5)]
+
+
+def test_create_game_gives_the_human_to_act_its_time_limit_and_none_without_one(
+        uow_factory: UowFactory) -> None:
+    recorder = Recorder()
+    created = _create(uow_factory, (HUMAN,) * 4, recorder, 3, pace_ms=700,
+                      turn_timeout_ms=2500)
+    assert recorder.calls == [("human", created.game.game_id, created.game.view.to_act, 0, 2.5)]
+
+    recorder = Recorder()
+    _create(uow_factory, (HUMAN,) * 4, recorder, 3)
+    assert recorder.calls == []
+
+
+# --- take_ai_turn: exactly once ----------------------------------------------------------
+
+
+def test_take_ai_turn_plays_once_and_a_redelivered_turn_is_a_no_op(
+        uow_factory: UowFactory, db: Engine) -> None:
+    recorder = Recorder()
+    created = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)), recorder, 5)
+    game_id, seat = created.game.game_id, created.game.view.to_act
+    expected = _easy_move(_load(uow_factory, game_id), seat)
+    recorder.calls.clear()
+    decide = CountingDecide()
+    turn = Turn(game_id, seat, 0)
+
+    played = take_ai_turn(turn, uow_factory(), recorder, decide)
+    assert played is not None and played.version == 1
+    assert _actions(db, game_id) == [str(expected)]
+    after = _load(uow_factory, game_id)
+    assert after.version == 1 and after.state.to_act != seat
+    assert recorder.calls == [("ai", game_id, after.state.to_act, 1, "easy", 0.0)]
+
+    assert take_ai_turn(turn, uow_factory(), recorder, decide) is None  # redelivered
+    assert _actions(db, game_id) == [str(expected)]
+    assert _load(uow_factory, game_id).version == 1
+    assert decide.calls == 1  # the duplicate did not even ask the engine
+    assert len(recorder.calls) == 1
+
+
+def test_a_turn_at_a_stale_version_for_the_wrong_seat_or_of_a_human_is_a_no_op(
+        uow_factory: UowFactory, db: Engine) -> None:
+    seed = 5
+    leader = _first_to_act(seed)
+    # the leader and the seat after it are AI seats; the two others are human
+    seats = tuple(SeatSpec("ai", "normal") if n in (leader, (leader + 1) % 4) else HUMAN
+                  for n in range(4))
+    recorder = Recorder()
+    created = _create(uow_factory, seats, recorder, seed)
+    game_id = created.game.game_id
+    before = _load(uow_factory, game_id)
+    recorder.calls.clear()
+    decide = CountingDecide()
+    human = (leader + 2) % 4
+
+    for turn in (Turn(game_id, leader, 1),                # a version not reached yet
+                 Turn(game_id, leader, -1),               # an old one
+                 Turn(game_id, (leader + 1) % 4, 0),      # an AI seat, not the one to act
+                 Turn(game_id, human, 0),                 # a human seat
+                 Turn("0" * 32, leader, 0)):              # no such game
+        assert take_ai_turn(turn, uow_factory(), recorder, decide) is None, turn
+
+    assert decide.calls == 0 and recorder.calls == []
+    assert _actions(db, game_id) == []
+    after = _load(uow_factory, game_id)
+    assert (after.version, after.events, after.state) == (before.version, before.events,
+                                                          before.state)
+
+
+def test_an_engine_that_raises_leaves_the_game_unchanged(uow_factory: UowFactory,
+                                                         db: Engine) -> None:
+    recorder = Recorder()
+    created = _create(uow_factory, _with_ai_at(_first_to_act(7), "hard"), recorder, 7)
+    game_id, seat = created.game.game_id, created.game.view.to_act
+    before = _load(uow_factory, game_id)
+    recorder.calls.clear()
+    decide = CountingDecide(fail=AiUnavailable("the worker is down"))
+
+    with pytest.raises(AiUnavailable):
+        take_ai_turn(Turn(game_id, seat, 0), uow_factory(), recorder, decide)
+
+    assert decide.calls == 1 and recorder.calls == []
+    assert _actions(db, game_id) == []
+    after = _load(uow_factory, game_id)
+    assert (after.version, after.events, after.state) == (before.version, before.events,
+                                                          before.state)
+    with db.connect() as c:
+        assert len(c.execute(select(EventRow.seq).where(EventRow.game_id == game_id)).all()) \
+            == before.events
+    # and the turn can still be played afterwards
+    assert take_ai_turn(Turn(game_id, seat, 0), uow_factory(), recorder,
+                        CountingDecide()) is not None
+
+
+def test_a_turn_played_by_someone_else_while_the_engine_thinks_is_not_played_again(
+        uow_factory: UowFactory, db: Engine) -> None:
+    recorder = Recorder()
+    created = _create(uow_factory, _with_ai_at(_first_to_act(9)), recorder, 9)
+    game_id, seat = created.game.game_id, created.game.view.to_act
+    turn = Turn(game_id, seat, 0)
+
+    def slow_decide(view: View, engine: str) -> Action:
+        # meanwhile the fallback (a redelivered task that gave up) plays the same turn
+        assert play_instead(turn, "ai_failed", uow_factory(), recorder) is not None
+        return view.legal_actions[0]
+
+    assert take_ai_turn(turn, uow_factory(), recorder, slow_decide) is None
+    assert len(_actions(db, game_id)) == 1
+    assert _load(uow_factory, game_id).version == 1
+    events, _ = events_after(game_id, None, 0, uow_factory())
+    assert [e.event for e in events if isinstance(e.event, PlayedFor)] == [
+        PlayedFor(seat, "ai_failed", "easy")]
+
+
+# --- play_instead: the Easy fallback -------------------------------------------------------
+
+
+def test_ai_failed_plays_the_easy_move_after_a_played_for_event_no_reader_loses(
+        uow_factory: UowFactory, db: Engine) -> None:
+    seed = 11
+    seat = _first_to_act(seed)
+    recorder = Recorder()
+    created = _create(uow_factory, _with_ai_at(seat, "expert"), recorder, seed,
+                      turn_timeout_ms=45_000)
+    game_id = created.game.game_id
+    before = _load(uow_factory, game_id)
+    expected = _easy_move(before, seat)
+    assert expected != PASS  # a lead
+    recorder.calls.clear()
+
+    game = play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), recorder)
+
+    assert game is not None and game.version == 1
+    assert _actions(db, game_id) == [str(expected)]
+    assert recorder.calls == [("human", game_id, game.state.to_act, 1, 45.0)]
+    note = PlayedFor(seat, "ai_failed", "easy")
+    human = next(n for n in created.tokens if n != seat)
+    for token in (None, created.tokens[human]):  # a spectator, a player
+        events, last = events_after(game_id, token, before.events, uow_factory())
+        assert last == game.events > before.events + 1
+        assert [e.seq for e in events] == list(range(before.events + 1, last + 1))
+        assert events[0].event == note and events[0].version == 1
+        assert events[1].event == Played(seat, expected)  # type: ignore[arg-type]
+        assert all(e.version == 1 for e in events)
+        assert [e.event for e in events].count(note) == 1
+    with db.connect() as c:
+        stored = c.scalar(select(EventRow.payload).where(EventRow.game_id == game_id,
+                                                         EventRow.seq == before.events + 1))
+    assert stored == {"type": "played_for", "seat": seat, "reason": "ai_failed",
+                      "policy": "easy"}
+    earlier, _ = events_after(game_id, None, 0, uow_factory(), limit=before.events)
+    assert not [e for e in earlier if isinstance(e.event, PlayedFor)]
+
+
+def test_ai_failed_refuses_a_human_seat(uow_factory: UowFactory, db: Engine) -> None:
+    recorder = Recorder()
+    created = _create(uow_factory, (HUMAN,) * 4, recorder, 11, turn_timeout_ms=1)
+    game_id, seat = created.game.game_id, created.game.view.to_act
+    recorder.calls.clear()
+    far = datetime.now(timezone.utc) + timedelta(days=1)
+    assert play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), recorder,
+                        now=far) is None
+    assert _actions(db, game_id) == [] and recorder.calls == []
+    assert _load(uow_factory, game_id).version == 0
+
+
+# --- play_instead: human time limits ---------------------------------------------------------
+
+
+def test_turn_timeout_does_nothing_without_a_time_limit(uow_factory: UowFactory,
+                                                        db: Engine) -> None:
+    recorder = Recorder()
+    created = _create(uow_factory, (HUMAN,) * 4, recorder, 13)
+    game_id, seat = created.game.game_id, created.game.view.to_act
+    far = _since(uow_factory, game_id) + timedelta(days=365)
+    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), recorder,
+                        now=far) is None
+    assert _actions(db, game_id) == [] and recorder.calls == []
+
+
+def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
+        uow_factory: UowFactory, db: Engine) -> None:
+    recorder = Recorder()
+    created = _create(uow_factory, (HUMAN,) * 4, recorder, 13, turn_timeout_ms=30_000)
+    game_id, leader = created.game.game_id, created.game.view.to_act
+    recorder.calls.clear()
+    limit = timedelta(milliseconds=30_000)
+
+    # the leader, leading a trick (passing is not legal): the Easy level plays for it
+    deadline = _since(uow_factory, game_id) + limit
+    before = _load(uow_factory, game_id)
+    expected = _easy_move(before, leader)
+    assert PASS not in observe(before.state, leader).legal_actions
+    turn = Turn(game_id, leader, 0)
+    early = play_instead(turn, "turn_timeout", uow_factory(), recorder,
+                         now=deadline - timedelta(milliseconds=1))
+    assert early is None and _actions(db, game_id) == [] and recorder.calls == []
+
+    game = play_instead(turn, "turn_timeout", uow_factory(), recorder, now=deadline)
+    assert game is not None and game.version == 1
+    assert _actions(db, game_id) == [str(expected)]
+    nxt = game.state.to_act
+    assert recorder.calls == [("human", game_id, nxt, 1, 30.0)]
+    events, _ = events_after(game_id, None, before.events, uow_factory())
+    assert [e.event for e in events[:2]] == [PlayedFor(leader, "turn_timeout", "easy"),
+                                             Played(leader, expected)]  # type: ignore[arg-type]
+    # the same turn again (a duplicate timer) plays nothing
+    assert play_instead(turn, "turn_timeout", uow_factory(), recorder,
+                        now=deadline + timedelta(hours=1)) is None
+    assert len(_actions(db, game_id)) == 1
+
+    # the next seat, with a trick in progress: it passes
+    assert PASS in observe(game.state, nxt).legal_actions
+    recorder.calls.clear()
+    deadline = _since(uow_factory, game_id) + limit
+    turn = Turn(game_id, nxt, 1)
+    assert play_instead(turn, "turn_timeout", uow_factory(), recorder,
+                        now=deadline - timedelta(milliseconds=1)) is None
+    assert len(_actions(db, game_id)) == 1
+    game = play_instead(turn, "turn_timeout", uow_factory(), recorder,
+                        now=deadline + timedelta(seconds=5))
+    assert game is not None and game.version == 2
+    assert _actions(db, game_id)[1] == str(PASS)
+    events, _ = events_after(game_id, None, _load(uow_factory, game_id).events - 2,
+                             uow_factory())
+    assert [e.event for e in events] == [PlayedFor(nxt, "turn_timeout", "pass"), Passed(nxt)]
+    assert recorder.calls == [("human", game_id, game.state.to_act, 2, 30.0)]
+
+
+def test_turn_timeout_is_for_human_seats_only(uow_factory: UowFactory, db: Engine) -> None:
+    recorder = Recorder()
+    created = _create(uow_factory, _with_ai_at(_first_to_act(13)), recorder, 13,
+                      turn_timeout_ms=10)
+    game_id, seat = created.game.game_id, created.game.view.to_act
+    far = _since(uow_factory, game_id) + timedelta(days=1)
+    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), recorder,
+                        now=far) is None
+    assert _actions(db, game_id) == []
+
+
+# --- the sweeper ----------------------------------------------------------------------------
+
+
+def _set_last_move(db: Engine, game_id: str, moment: datetime) -> None:
+    with db.begin() as c:
+        c.execute(update(GameRow).where(GameRow.id == game_id).values(updated_at=moment))
+
+
+def test_sweep_resends_stalled_ai_turns_and_overdue_humans_never_finished_games(
+        uow_factory: UowFactory, db: Engine) -> None:
+    recorder = Recorder()
+    ais = tuple(SeatSpec("ai", level) for level in LEVELS)
+    stalled = _create(uow_factory, ais, recorder, 1)
+    recent = _create(uow_factory, ais, recorder, 2)
+    human_first = _create(uow_factory, _with_ai_at((_first_to_act(3) + 1) % 4, "hard"),
+                          recorder, 3, turn_timeout_ms=60_000)
+    no_limit = _create(uow_factory, (HUMAN,) * 4, recorder, 4)
+    over_id = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)),
+                      InlineScheduler(uow_factory), 5, rounds=1).game.game_id
+    assert read_game(ReadGame(over_id), uow_factory()).status == "over"
+
+    now = datetime.now(timezone.utc)
+    long_ago = now - timedelta(hours=2)
+    for game_id in (stalled.game.game_id, no_limit.game.game_id, over_id):
+        _set_last_move(db, game_id, long_ago)
+    recorder.calls.clear()
+
+    # now: only the AI turn waited on for more than 30 s is sent again
+    human_since = _since(uow_factory, human_first.game.game_id)
+    assert human_since > now - timedelta(minutes=5)
+    assert sweep(uow_factory(), recorder, 30.0, now=now) == Sweep(1, 0)
+    seat = stalled.game.view.to_act
+    assert recorder.calls == [("ai", stalled.game.game_id, seat, 0, LEVELS[seat], 0.0)]
+
+    # just before the human's 60 s are out: the same; at the limit: its turn is played
+    recorder.calls.clear()
+    never = 1e7  # no AI turn is that old
+    assert sweep(uow_factory(), recorder, never,
+                 now=human_since + timedelta(seconds=59)) == Sweep(0, 0)
+    assert recorder.calls == []
+    assert sweep(uow_factory(), recorder, never,
+                 now=human_since + timedelta(seconds=60)) == Sweep(0, 1)
+    assert recorder.calls == [("human", human_first.game.game_id,
+                               human_first.game.view.to_act, 0, 0.0)]
+
+    # far in the future: every waiting AI and the overdue human, never the finished game
+    # nor the human without a time limit
+    recorder.calls.clear()
+    done = sweep(uow_factory(), recorder, 30.0, now=now + timedelta(days=30))
+    assert done == Sweep(2, 1)
+    sent = {(c[0], c[1]) for c in recorder.calls}
+    assert sent == {("ai", stalled.game.game_id), ("ai", recent.game.game_id),
+                    ("human", human_first.game.game_id)}
+    assert len(recorder.calls) == 3
+    seat = recent.game.view.to_act
+    assert ("ai", recent.game.game_id, seat, 0, LEVELS[seat], 0.0) in recorder.calls
+
+    # a sweep from the past finds nothing at all
+    recorder.calls.clear()
+    assert sweep(uow_factory(), recorder, 30.0, now=now - timedelta(days=1)) == Sweep(0, 0)
+    assert recorder.calls == []
+
+
+def test_sweep_follows_the_game_after_a_move(uow_factory: UowFactory) -> None:
+    """The version and seat sent are the ones the game waits on now, not at creation."""
+    recorder = Recorder()
+    created = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)),
+                      recorder, 6)
+    game_id = created.game.game_id
+    game = take_ai_turn(Turn(game_id, created.game.view.to_act, 0), uow_factory(), recorder,
+                        CountingDecide())
+    assert game is not None
+    recorder.calls.clear()
+    far = datetime.now(timezone.utc) + timedelta(days=1)
+    assert sweep(uow_factory(), recorder, 30.0, now=far) == Sweep(1, 0)
+    assert recorder.calls == [("ai", game_id, game.state.to_act, 1, "easy", 0.0)]
+
+
+# --- the in-process scheduler -------------------------------------------------------------
+
+
+def test_inline_scheduler_plays_an_all_ai_series_without_recursing_per_move(
+        uow_factory: UowFactory, db: Engine) -> None:
+    margin = 200  # frames above this test's own: far more than one move needs
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + margin)
+    try:
+        created = create_game(CreateGame("classic", tuple(SeatSpec("ai", "easy")
+                                                          for _ in range(4)),
+                                         rounds=2, seed=21),
+                              uow_factory(), InlineScheduler(uow_factory))
+    finally:
+        sys.setrecursionlimit(old)
+    final = read_game(ReadGame(created.game.game_id), uow_factory())
+    assert final.status == "over" and len(final.view.results) == 2
+    moves = len(_actions(db, created.game.game_id))
+    # a scheduler recursing once per move would need ~4 frames a move: far beyond the limit
+    assert moves == final.version and moves * 4 > 2 * margin
