@@ -11,6 +11,7 @@ from typing import Any, Callable
 import pytest
 from sqlalchemy import Engine, select, update
 
+from schedulers import Recorder
 from engine import PASS, Passed, Played, Rules, View, new_series, observe
 from engine.plays import Action
 from services.commands import CreateGame, ReadGame, SeatSpec, Turn
@@ -26,20 +27,6 @@ from workers.rpc.client import AiUnavailable
 UowFactory = Callable[[], UnitOfWork]
 LEVELS = ("easy", "normal", "hard", "expert")
 HUMAN = SeatSpec("human")
-
-
-class Recorder:
-    """A TurnScheduler that only writes down what it is told."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[Any, ...]] = []
-
-    def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
-        self.calls.append(("ai", game_id, seat, version, engine, delay_s))
-
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
-        self.calls.append(("human", game_id, seat, version, timeout_s))
 
 
 class CountingDecide:

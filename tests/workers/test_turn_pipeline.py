@@ -22,6 +22,7 @@ from kombu.transport import sqlalchemy as sqla_transport
 from sqlalchemy import Engine, create_engine, inspect, select, text, update
 from sqlalchemy.exc import OperationalError
 
+from schedulers import Recorder
 from engine import Played, Rules, View, new_series, observe
 from engine.plays import Action
 from services.commands import CreateGame, ReadGame, SeatSpec
@@ -317,18 +318,6 @@ def test_backoff_is_jittered_within_its_exponential_cap() -> None:
 
 
 # --- the ai_turn task, eagerly, on the real service layer ------------------------------------
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.calls: list[tuple[Any, ...]] = []
-
-    def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
-        self.calls.append(("ai", game_id, seat, version, engine, delay_s))
-
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
-        self.calls.append(("human", game_id, seat, version, timeout_s))
 
 
 @dataclass
