@@ -19,8 +19,17 @@ class CreateGame:
     options: dict[str, Any] = field(default_factory=dict)
     rounds: int | None = None
     seed: int | None = None
-    pace_ms: int = 0  # pause before each AI move
-    turn_timeout_ms: int | None = None  # human seats' time to act; None: no limit
+    pace_ms: int | None = None  # pause before each AI move; None: the service's default
+    turn_timeout_ms: int | None = None  # human seats' time to act (0: none); None: default
+
+
+@dataclass(frozen=True)
+class TableDefaults:
+    """What a new game gets where its creator says nothing (PRESIDENT_AI_PACE_MS,
+    PRESIDENT_TURN_TIMEOUT_MS)."""
+
+    pace_ms: int = 0
+    turn_timeout_ms: int | None = None  # None: no limit
 
 
 @dataclass(frozen=True)

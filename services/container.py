@@ -7,6 +7,7 @@ from typing import Callable
 
 from sqlalchemy import Engine
 
+from services.commands import TableDefaults
 from services.handlers import AI_ENGINES_BUILT_IN, TurnScheduler
 from services.scheduler import InlineScheduler
 from services.settings import setting
@@ -22,6 +23,7 @@ class Container:
     engines: tuple[str, ...]  # AI engine names a game may seat
     # Reads need no transaction: autocommit saves the BEGIN and ROLLBACK round trips.
     read_uow: Callable[[], UnitOfWork] | None = None
+    defaults: TableDefaults = TableDefaults()
 
     def reader(self) -> UnitOfWork:
         return (self.read_uow or self.uow)()
@@ -44,7 +46,7 @@ class Container:
 
         if broker_url is None:
             return cls(db=db, uow=uow, scheduler=InlineScheduler(uow),
-                       engines=AI_ENGINES_BUILT_IN, read_uow=read_uow)
+                       engines=AI_ENGINES_BUILT_IN, read_uow=read_uow, defaults=_defaults())
         from workers.rpc.client import engines_from_env
         from workers.turns.app import make_celery
         from workers.turns.scheduler import CeleryScheduler
@@ -52,8 +54,14 @@ class Container:
 
         celery = make_celery(replace(TurnSettings.from_env(), broker_url=broker_url))
         return cls(db=db, uow=uow, scheduler=CeleryScheduler(celery),
-                   engines=tuple(engines_from_env()), read_uow=read_uow)
+                   engines=tuple(engines_from_env()), read_uow=read_uow, defaults=_defaults())
 
     @classmethod
     def from_env(cls) -> Container:
         return cls.build(setting("DATABASE_URL"), setting("CELERY_BROKER_URL"))
+
+
+def _defaults() -> TableDefaults:
+    timeout = setting("PRESIDENT_TURN_TIMEOUT_MS")
+    return TableDefaults(int(setting("PRESIDENT_AI_PACE_MS") or 0),
+                         int(timeout) if timeout else None)

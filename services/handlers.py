@@ -19,7 +19,7 @@ from engine import (
     parse_action, redact, replay,
 )
 from engine.plays import Action
-from services.commands import Act, CreateGame, ReadGame
+from services.commands import Act, CreateGame, ReadGame, TableDefaults
 from services.domain import Game, PlayedFor, Seat, hash_token, new_token
 from services.errors import BadRequest, BadToken, GameNotFound, KeyReused, StaleVersion
 from services.store.repository import VersionConflict
@@ -66,7 +66,8 @@ class CreatedGame:
 
 
 def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
-                engines: tuple[str, ...] = AI_ENGINES_BUILT_IN) -> CreatedGame:
+                engines: tuple[str, ...] = AI_ENGINES_BUILT_IN,
+                defaults: TableDefaults = TableDefaults()) -> CreatedGame:
     if cmd.preset not in PRESETS:
         raise BadRequest(f"unknown preset {cmd.preset!r}; known: {', '.join(PRESETS)}")
     options = dict(cmd.options, players=len(cmd.seats))
@@ -86,8 +87,10 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
                              f"{', '.join(engines)}")
     seed = cmd.seed if cmd.seed is not None else secrets.randbits(63)
     state, events = new_series_with_events(rules, seed)
-    game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state, pace_ms=cmd.pace_ms,
-                turn_timeout_ms=cmd.turn_timeout_ms)
+    timeout = defaults.turn_timeout_ms if cmd.turn_timeout_ms is None else cmd.turn_timeout_ms
+    game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state,
+                pace_ms=defaults.pace_ms if cmd.pace_ms is None else cmd.pace_ms,
+                turn_timeout_ms=timeout or None)  # 0: no limit
     with uow:
         uow.games.add(game, events)
         uow.commit()

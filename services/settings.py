@@ -36,6 +36,11 @@ SETTINGS = (
             "retries of a failed or untrusted AI answer before the Easy fallback plays"),
     Setting("PRESIDENT_AI_RETRY_BASE_MS", "200",
             "backoff: a random pause up to base × 2^attempt (capped at 10 s)"),
+    Setting("PRESIDENT_AI_PACE_MS", "0",
+            "pause before each AI move, for games created without `pace_ms`"),
+    Setting("PRESIDENT_TURN_TIMEOUT_MS", None,
+            "human seats' time to act, for games created without `turn_timeout_ms`; unset: "
+            "no limit"),
     Setting("PRESIDENT_SWEEP_EVERY_S", "5", "how often Celery beat runs the sweeper"),
     Setting("PRESIDENT_SWEEP_AFTER_S", "30", "an AI turn waited on this long is sent again"),
     Setting("PRESIDENT_BROKER_POLL_MS", "50", "polling interval of the embedded broker"),

@@ -63,7 +63,7 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
         CreateGame(json_data.preset, tuple(SeatSpec(s.kind, s.engine) for s in json_data.seats),
                    dict(json_data.options), json_data.rounds, json_data.seed,
                    json_data.pace_ms, json_data.turn_timeout_ms),
-        services.uow(), services.scheduler, services.engines)
+        services.uow(), services.scheduler, services.engines, services.defaults)
     return {"game": game_json(created.game),
             "tokens": {str(seat): token for seat, token in created.tokens.items()}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Strict(BaseModel):
@@ -25,12 +25,21 @@ class CreateGameIn(Strict):
     rounds: int | None = Field(None, ge=1, le=100)
     seed: int | None = Field(None, ge=0, lt=2**63,
                              description="fixes every deal; secret: never shown by the API")
-    pace_ms: int = Field(0, ge=0, le=10_000, description="pause before each AI move, so that "
-                         "people can follow (needs the Celery scheduler; 0: none)")
-    turn_timeout_ms: int | None = Field(None, ge=1_000, le=86_400_000, description="time a "
-                                        "human seat has to act, after which the service "
-                                        "plays for it (pass if legal, else the Easy level); "
-                                        "null: no limit. Needs the Celery scheduler")
+    pace_ms: int | None = Field(None, ge=0, le=10_000, description="pause before each AI "
+                                "move, so that people can follow (needs the Celery "
+                                "scheduler); 0: none; omitted: the service's default")
+    turn_timeout_ms: int | None = Field(None, ge=0, le=86_400_000, description="time a human "
+                                        "seat has to act (at least 1000), after which the "
+                                        "service plays for it (pass if legal, else the Easy "
+                                        "level; needs the Celery scheduler); 0: no limit; "
+                                        "omitted: the service's default")
+
+    @field_validator("turn_timeout_ms")
+    @classmethod
+    def _a_second_at_least(cls, value: int | None) -> int | None:
+        if value is not None and 0 < value < 1_000:
+            raise ValueError("a time limit is 0 (none) or at least 1000 ms")
+        return value
 
 
 class ActIn(Strict):

@@ -81,3 +81,16 @@ def test_log_lines_follow_the_configured_format(
         assert lines[0].endswith("president.test: turn g1/3 played")
         with pytest.raises(json.JSONDecodeError):
             json.loads(lines[0])
+
+
+@pytest.mark.parametrize("limit, status", [(500, 400), (999, 400), (0, 201), (1000, 201)])
+def test_a_time_limit_is_none_or_a_second_at_least(db: Engine, limit: int, status: int) -> None:
+    seats = [{"kind": "human"}] * 4
+    reply = _client(db).post("/v1/games", json={"preset": "classic", "seats": seats,
+                                                "turn_timeout_ms": limit, "pace_ms": 100})
+    assert reply.status_code == status, reply.get_json()
+    if status == 201:
+        game = reply.get_json()["game"]
+        assert game["turn_timeout_ms"] == (limit or None) and game["pace_ms"] == 100
+    else:
+        assert reply.get_json()["code"] == "invalid_body"

@@ -14,7 +14,7 @@ from sqlalchemy import Engine, select, update
 from schedulers import Recorder
 from engine import PASS, Passed, Played, Rules, View, new_series, observe
 from engine.plays import Action
-from services.commands import CreateGame, ReadGame, SeatSpec, Turn
+from services.commands import CreateGame, ReadGame, SeatSpec, TableDefaults, Turn
 from services.domain import Game, PlayedFor
 from services.handlers import CreatedGame, create_game, events_after, read_game
 from services.scheduler import InlineScheduler, decide_in_process
@@ -109,6 +109,24 @@ def test_create_game_gives_the_human_to_act_its_time_limit_and_none_without_one(
     recorder = Recorder()
     _create(uow_factory, (HUMAN,) * 4, recorder, 3)
     assert recorder.calls == []
+
+
+def test_a_game_that_says_nothing_gets_the_service_defaults_and_0_means_no_limit(
+        uow_factory: UowFactory) -> None:
+    defaults = TableDefaults(pace_ms=250, turn_timeout_ms=4000)
+    seats = (SeatSpec("ai", "easy"),) + (HUMAN,) * 3
+
+    def made(**kwargs: Any) -> Game:
+        created = create_game(CreateGame("classic", seats, seed=5, **kwargs), uow_factory(),
+                              Recorder(), defaults=defaults)
+        return _load(uow_factory, created.game.game_id)
+
+    plain = made()
+    assert (plain.pace_ms, plain.turn_timeout_ms) == (250, 4000)
+    chosen = made(pace_ms=0, turn_timeout_ms=0)
+    assert (chosen.pace_ms, chosen.turn_timeout_ms) == (0, None)
+    own = made(pace_ms=40, turn_timeout_ms=9000)
+    assert (own.pace_ms, own.turn_timeout_ms) == (40, 9000)
 
 
 # --- take_ai_turn: exactly once ----------------------------------------------------------
