@@ -1,5 +1,7 @@
 # The two commands a newcomer needs: `make test` and `make run`.
 PYTHON ?= python3
+# Two processes or more: the end-to-end tests mostly wait on the processes they start.
+PYTEST_ARGS ?= -n auto
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed

@@ -225,9 +225,9 @@ def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:
 
 
 def _replay_log(uow: UnitOfWork, game: Game, version: int | None = None) -> State:
-    """The state rebuilt from the game's seed and its stored action log (its first
-    ``version`` actions, or all of them)."""
-    rows = uow.games.actions(game.id)[:version]
+    """The state rebuilt from the game's seed and its first ``version`` stored actions
+    (by default the game's version as read: a move committed since is left out)."""
+    rows = uow.games.actions(game.id)[:game.version if version is None else version]
     return replay(game.state.rules, game.state.seed, [parse_action(r.action) for r in rows])
 
 

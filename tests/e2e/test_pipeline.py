@@ -130,7 +130,7 @@ def test_a_celery_worker_killed_mid_task_loses_no_turn_and_plays_none_twice(
 
 def test_a_human_who_does_not_act_in_time_is_played_for(stack: Stack) -> None:
     stack.start_ai_worker()
-    stack.start_celery_worker()
+    worker = stack.start_celery_worker()
     stack.start_api()
     created = _create(stack, [{"kind": "human"}, *_ai("easy", "easy", "easy")], rounds=1,
                       turn_timeout_ms=1000)
@@ -144,4 +144,5 @@ def test_a_human_who_does_not_act_in_time_is_played_for(stack: Stack) -> None:
     assert len(notes) >= 2, stack.logs()
     assert {(n["seat"], n["reason"]) for n in notes} == {(0, "turn_timeout")}
     assert {n["policy"] for n in notes} <= {"pass", "easy"}
+    worker.kill(signal.SIGTERM)  # the game stands still while it is checked
     stack.assert_sound(game_id)
