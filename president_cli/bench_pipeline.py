@@ -95,9 +95,13 @@ def _cluster(backend: Backend, workdir: Path, workers: int) -> Cluster:
     workdir = workdir / f"{backend.name}-{workers}-{time.monotonic_ns()}"
     workdir.mkdir()
     cluster = Cluster(backend, workdir, settings={"PRESIDENT_SWEEP_AFTER_S": "60"})
-    cluster.start_ai_worker()
-    for _ in range(workers):
-        cluster.start_celery_worker()
+    try:
+        cluster.start_ai_worker()
+        for _ in range(workers):
+            cluster.start_celery_worker()
+    except BaseException:  # what did start must not outlive the benchmark
+        cluster.close()
+        raise
     return cluster
 
 
@@ -139,12 +143,15 @@ def throughput(backend: Backend, workdir: Path, workers: int, games: int,
 
 def bench_pipeline(database_url: str | None, redis_url: str, games: int = 5, rounds: int = 2,
                    load_games: int = 16) -> dict[str, Any]:
+    if database_url and not database_url.startswith("postgresql"):
+        # the benchmark empties the tables it uses: only a schema of its own is safe
+        raise ValueError("--database-url takes a PostgreSQL URL (the benchmark uses a "
+                         "schema of its own there); without it, a temporary SQLite file")
     with tempfile.TemporaryDirectory(prefix="president-bench-") as tmp:
         work = Path(tmp)
         embedded = Backend("embedded", f"sqlite:///{work}/embedded.db",
                            f"sqla+sqlite:///{work}/broker.db")
-        database = (_pg_schema(database_url) if database_url and database_url.startswith(
-            "postgresql") else database_url or f"sqlite:///{work}/redis.db")
+        database = _pg_schema(database_url) if database_url else f"sqlite:///{work}/redis.db"
         on_redis = Backend("redis", database, redis_url)
         report: dict[str, Any] = {
             "embedded": turn_latency(embedded, work, games, rounds),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,6 +104,9 @@ def up(layout: Layout, out: IO[str] = sys.stdout) -> int:
         manager = Manager()
         for name, process in parse_procfile(PROCFILE.read_text()).processes.items():
             manager.add_process(name, process, env=env, cwd=os.getcwd())
+        # honcho stops everything on SIGINT and SIGTERM; a closed terminal (SIGHUP) must
+        # too, or the servers would outlive the lock that guards their folder.
+        signal.signal(signal.SIGHUP, lambda *_: manager.terminate())
         manager.loop()
         return int(manager.returncode or 0)
 

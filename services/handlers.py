@@ -32,8 +32,9 @@ class TurnScheduler(Protocol):
     """Told, after each committed move, whose turn it is now (``schedule_next``)."""
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
-        """AI ``seat`` is to act at ``version``: have ``engine`` play it, after ``delay_s``."""
+                delay_s: float = 0.0, expires_s: float | None = None) -> None:
+        """AI ``seat`` is to act at ``version``: have ``engine`` play it, after ``delay_s``
+        (and not at all once ``expires_s`` have passed: the sweeper will send it again)."""
 
     def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
         """Human ``seat`` is to act at ``version`` and has ``timeout_s`` to do so."""

@@ -29,7 +29,7 @@ class InlineScheduler:
         self._local = threading.local()
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
+                delay_s: float = 0.0, expires_s: float | None = None) -> None:
         """Play AI seats one after the other until a human is to act or the game ends.
 
         Each turn played tells this scheduler of the next one: those are queued and

@@ -42,7 +42,8 @@ SETTINGS = (
             "human seats' time to act, for games created without `turn_timeout_ms`; unset: "
             "no limit"),
     Setting("PRESIDENT_SWEEP_EVERY_S", "5", "how often Celery beat runs the sweeper"),
-    Setting("PRESIDENT_SWEEP_AFTER_S", "30", "an AI turn waited on this long is sent again"),
+    Setting("PRESIDENT_SWEEP_AFTER_S", "60",
+            "an AI turn waited on this long is sent again (longer than a turn's retries)"),
     Setting("PRESIDENT_BROKER_POLL_MS", "50", "polling interval of the embedded broker"),
     Setting("PRESIDENT_LOG_FORMAT", "text", "`text`, or `json` (one object per line) for "
             "production"),

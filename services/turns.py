@@ -72,8 +72,8 @@ def sweep(uow: UnitOfWork, scheduler: TurnScheduler, ai_after_s: float,
         stalled = uow.games.waiting("ai", now - timedelta(seconds=ai_after_s))
         overdue = uow.games.overdue_humans(now)
     for w in stalled:
-        if w.engine is not None:
-            scheduler.ai_turn(w.game_id, w.seat, w.version, w.engine)
+        if w.engine is not None:  # a copy still queued at the next sweep is dropped
+            scheduler.ai_turn(w.game_id, w.seat, w.version, w.engine, expires_s=ai_after_s)
     for w in overdue:
         scheduler.human_turn(w.game_id, w.seat, w.version, 0.0)
     return Sweep(len(stalled), len(overdue))

@@ -10,7 +10,7 @@ class Recorder:
         self.calls: list[tuple[Any, ...]] = []
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
+                delay_s: float = 0.0, expires_s: float | None = None) -> None:
         self.calls.append(("ai", game_id, seat, version, engine, delay_s))
 
     def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:

@@ -20,7 +20,8 @@ class Base(DeclarativeBase):
 
 class GameRow(Base):
     __tablename__ = "games"
-    __table_args__ = (Index("ix_games_waiting", "status", "updated_at"),)
+    __table_args__ = (Index("ix_games_waiting", "status", "updated_at"),
+                      Index("ix_games_turn_deadline", "turn_deadline"))
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     status: Mapped[str] = mapped_column(String(16), index=True)  # "active" | "over"
@@ -38,6 +39,8 @@ class GameRow(Base):
     # The seat to act (-1: over), kept beside the snapshot so the sweeper can find games
     # waiting on a seat without decoding them (index ix_games_waiting: status, updated_at).
     to_act: Mapped[int] = mapped_column(Integer, default=-1)
+    # When the human seat to act runs out of time (None: no human with a limit to act).
+    turn_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -61,6 +61,13 @@ class Waiting(NamedTuple):
     engine: str | None
 
 
+def _deadline(game: Game, moved_at: datetime) -> datetime | None:
+    seat = game.seat_to_act
+    if seat is None or seat.kind != "human" or game.turn_timeout_ms is None:
+        return None
+    return moved_at + timedelta(milliseconds=game.turn_timeout_ms)
+
+
 def _waiting(row: Any) -> Waiting:
     game_id, version, seat, since, timeout, engine = row
     return Waiting(game_id, version, seat, _aware(since), timeout, engine)
@@ -86,6 +93,7 @@ class GameRepository:
             rules=game.state.rules.to_dict(), seed=game.state.seed, version=game.version,
             snapshot=state_to_dict(game.state), events=len(events), pace_ms=game.pace_ms,
             turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
+            turn_deadline=_deadline(game, utcnow()),
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
                    for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
@@ -111,12 +119,13 @@ class GameRepository:
         (checked inside this transaction)."""
         first_event = game.events
         game.events += len(events)
+        now = utcnow()
         done = self.session.execute(
             update(GameRow)
             .where(GameRow.id == game.id, GameRow.version == read_version)
             .values(version=game.version, status=game.status, events=game.events,
                     snapshot=state_to_dict(game.state), to_act=game.state.to_act,
-                    updated_at=utcnow()))
+                    turn_deadline=_deadline(game, now), updated_at=now))
         if done.rowcount != 1:  # type: ignore[attr-defined]
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
         for offset, entry in enumerate(entries, start=1):
@@ -154,11 +163,11 @@ class GameRepository:
         return [_waiting(row) for row in self.session.execute(query.limit(limit))]
 
     def overdue_humans(self, now: datetime, limit: int = 500) -> list[Waiting]:
-        """Active games whose human seat to act has run past the game's time limit."""
-        query = self._waiting_query("human").where(GameRow.turn_timeout_ms.is_not(None))
-        rows = [_waiting(row) for row in self.session.execute(query.limit(limit))]
-        return [w for w in rows
-                if w.since + timedelta(milliseconds=w.turn_timeout_ms or 0) <= now]
+        """Active games whose human seat to act has run past the game's time limit,
+        longest overdue first."""
+        query = (self._waiting_query("human").where(GameRow.turn_deadline <= now)
+                 .order_by(None).order_by(GameRow.turn_deadline))
+        return [_waiting(row) for row in self.session.execute(query.limit(limit))]
 
     def _waiting_query(self, kind: str) -> Select[tuple[Any, ...]]:
         return (select(GameRow.id, GameRow.version, GameRow.to_act, GameRow.updated_at,

@@ -36,7 +36,7 @@ from workers.rpc.client import AiUnavailable, UnknownEngine
 from workers.turns import embedded
 from workers.turns.app import BOTS_QUEUE, MAINTENANCE_QUEUE, QUEUES, make_celery, queue_for
 from workers.turns.runtime import Runtime
-from workers.turns.scheduler import CeleryScheduler
+from workers.turns.scheduler import COUNTDOWN_LIMIT_S, CeleryScheduler
 from workers.turns.settings import EMBEDDED_BROKER, TurnSettings
 from workers.turns.tasks import backoff
 
@@ -64,9 +64,12 @@ def test_turn_settings_default_to_the_declared_defaults() -> None:
     assert TurnSettings.from_env({}) == defaults
     assert TurnSettings.from_env({name: "" for name in ENV}) == defaults  # empty: unset
     assert defaults.broker_url == EMBEDDED_BROKER
-    assert (defaults.ai_deadline_s, defaults.ai_retries, defaults.retry_base_s,
-            defaults.sweep_every_s, defaults.sweep_after_s, defaults.broker_poll_s) \
-        == (5.0, 5, 0.2, 5.0, 30.0, 0.05)
+    declared = {name: float(setting(name, {}) or 0) for name in ENV if name != "CELERY_BROKER_URL"}
+    assert (defaults.ai_deadline_s * 1000, defaults.ai_retries, defaults.retry_base_s * 1000,
+            defaults.sweep_every_s, defaults.sweep_after_s, defaults.broker_poll_s * 1000) \
+        == (declared["PRESIDENT_AI_DEADLINE_MS"], declared["PRESIDENT_AI_RETRIES"],
+            declared["PRESIDENT_AI_RETRY_BASE_MS"], declared["PRESIDENT_SWEEP_EVERY_S"],
+            declared["PRESIDENT_SWEEP_AFTER_S"], declared["PRESIDENT_BROKER_POLL_MS"])
 
 
 @pytest.mark.parametrize("name", sorted(ENV))
@@ -285,6 +288,18 @@ def test_a_human_turn_goes_to_the_maintenance_queue_for_when_its_time_is_out(
     eta = _eta(message)
     assert eta is not None
     assert start + timedelta(seconds=29.99) <= eta <= end + timedelta(seconds=30.01)
+
+
+def test_a_long_time_limit_is_left_to_the_sweeper_and_a_resent_turn_expires(
+        memory_app: Celery) -> None:
+    scheduler = CeleryScheduler(memory_app)
+    scheduler.human_turn("game-6", 0, 1, COUNTDOWN_LIMIT_S + 1)  # no task held for hours
+    start = datetime.now(timezone.utc)
+    scheduler.ai_turn("game-7", 1, 2, "easy", expires_s=60.0)
+    got = _received(memory_app)
+    assert list(got) == ["ai.easy"]
+    expires = datetime.fromisoformat(got["ai.easy"][0].headers["expires"])
+    assert start + timedelta(seconds=59) <= expires <= start + timedelta(seconds=61)
 
 
 def test_an_unreachable_broker_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:

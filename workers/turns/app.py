@@ -27,8 +27,11 @@ def make_celery(settings: TurnSettings | None = None) -> Celery:
     app = Celery("president", broker=settings.broker_url, set_as_current=False)
     app.conf.update(
         task_serializer="json", accept_content=["json"], task_ignore_result=True,
-        # A task is acknowledged once done, not once received: a worker killed mid-turn
-        # leaves it to be delivered again (a turn played meanwhile makes it a no-op).
+        # A task is acknowledged once done, not once received: on Redis a worker killed
+        # mid-turn leaves it to be delivered again (after the visibility timeout). The
+        # embedded SQL transport keeps no unacknowledged copy: there, and sooner on Redis,
+        # the sweeper is what sends a lost turn again. A turn played meanwhile makes
+        # either a no-op.
         task_acks_late=True, task_reject_on_worker_lost=True, worker_prefetch_multiplier=1,
         task_default_queue=MAINTENANCE_QUEUE,
         broker_connection_retry_on_startup=True,

@@ -18,7 +18,7 @@ class TurnSettings:
     retry_base_s: float = 0.2  # backoff: a random pause up to base * 2**attempt, capped
     retry_cap_s: float = 10.0
     sweep_every_s: float = 5.0  # how often the sweeper runs (Celery beat)
-    sweep_after_s: float = 30.0  # an AI turn waited on this long is sent again
+    sweep_after_s: float = 60.0  # an AI turn waited on this long is sent again
     broker_poll_s: float = 0.05  # the embedded broker's polling interval
 
     @classmethod

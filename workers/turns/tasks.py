@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import logging
 import random
-from functools import cache
-from typing import Any
+import threading
+from typing import Any, Callable
 
 from celery import Celery, Task
 from sqlalchemy.exc import OperationalError
@@ -28,8 +28,23 @@ def backoff(attempt: int, settings: TurnSettings) -> float:
     return random.uniform(0, min(settings.retry_cap_s, settings.retry_base_s * 2 ** attempt))
 
 
+def _once(build: Callable[[], Runtime]) -> Callable[[], Runtime]:
+    """``build()`` on the first call only, even when a thread pool's first tasks all
+    arrive at once."""
+    lock, built = threading.Lock(), []
+
+    def runtime() -> Runtime:
+        if not built:
+            with lock:
+                if not built:
+                    built.append(build())
+        return built[0]
+
+    return runtime
+
+
 def register(app: Celery, settings: TurnSettings) -> None:
-    runtime = cache(lambda: Runtime.build(app, settings))  # once per worker process
+    runtime = _once(lambda: Runtime.build(app, settings))  # once per worker process
 
     @app.task(name="president.ai_turn", bind=True, max_retries=settings.ai_retries,
               shared=False)
