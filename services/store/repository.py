@@ -7,7 +7,7 @@ from collections import OrderedDict
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple, Sequence
 
-from sqlalchemy import Select, and_, or_, select, update
+from sqlalchemy import Select, and_, bindparam, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from engine.events import Event
@@ -78,6 +78,16 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
+_GAME_AND_SEATS = (
+    select(GameRow.preset, GameRow.version, GameRow.events, GameRow.pace_ms,
+           GameRow.turn_timeout_ms, SeatRow.seat, SeatRow.kind, SeatRow.engine,
+           SeatRow.token_hash)
+    .join(SeatRow, SeatRow.game_id == GameRow.id)
+    .where(GameRow.id == bindparam("game_id")).order_by(SeatRow.seat))
+_SNAPSHOT = (select(GameRow.version, GameRow.events, GameRow.snapshot)
+             .where(GameRow.id == bindparam("game_id")))
+
+
 class VersionConflict(Exception):
     """Another writer moved the game on since it was read."""
 
@@ -101,16 +111,24 @@ class GameRepository:
         game.events = len(events)
 
     def get(self, game_id: str) -> Game | None:
-        row = self.session.get(GameRow, game_id)
-        if row is None:
+        """One query (SQLAlchemy Core: a read is most of a request's time, and ORM
+        loading costs several times the query), plus one for the snapshot when its
+        decoded state is not cached."""
+        connection = self.session.connection()
+        rows = connection.execute(_GAME_AND_SEATS, {"game_id": game_id}).all()
+        if not rows:
             return None
-        seats = tuple(Seat(s.seat, s.kind, s.engine, s.token_hash) for s in row.seats)
-        state = STATES.get((row.id, row.version))
-        if state is None:
-            state = state_from_dict(row.snapshot)  # loads the deferred column
-            STATES.put((row.id, row.version), state)
-        return Game(row.id, row.preset, seats, state, row.version, row.events, row.pace_ms,
-                    row.turn_timeout_ms)
+        game = rows[0]
+        version, events = game.version, game.events
+        state = STATES.get((game_id, version))
+        if state is None:  # read with its own version: a writer may have moved on since
+            version, events, snapshot = connection.execute(
+                _SNAPSHOT, {"game_id": game_id}).one()
+            state = state_from_dict(snapshot)
+            STATES.put((game_id, version), state)
+        seats = tuple(Seat(r.seat, r.kind, r.engine, r.token_hash) for r in rows)
+        return Game(game_id, game.preset, seats, state, version, events, game.pace_ms,
+                    game.turn_timeout_ms)
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor]) -> None:
@@ -128,10 +146,10 @@ class GameRepository:
                     turn_deadline=_deadline(game, now), updated_at=now))
         if done.rowcount != 1:  # type: ignore[attr-defined]
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
-        for offset, entry in enumerate(entries, start=1):
-            self.session.add(ActionRow(game_id=game.id, seq=read_version + offset,
-                                       round=entry.round_no, seat=entry.seat,
-                                       action=str(entry.action)))
+        self.session.execute(insert(ActionRow), [
+            {"game_id": game.id, "seq": read_version + offset, "round": entry.round_no,
+             "seat": entry.seat, "action": str(entry.action), "created_at": now}
+            for offset, entry in enumerate(entries, start=1)])
         self._add_events(game, first_event, events)
         self._written.append(game)
 
@@ -143,10 +161,11 @@ class GameRepository:
         self._written.clear()
 
     def _add_events(self, game: Game, first: int, events: Sequence[Event | PlayedFor]) -> None:
-        for offset, event in enumerate(events, start=1):
-            payload = event.to_dict() if isinstance(event, PlayedFor) else event_to_dict(event)
-            self.session.add(EventRow(game_id=game.id, seq=first + offset, version=game.version,
-                                      payload=payload))
+        if events:
+            self.session.execute(insert(EventRow), [
+                {"game_id": game.id, "seq": first + offset, "version": game.version,
+                 "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
+                for offset, e in enumerate(events, start=1)])
 
     def events_after(self, game_id: str, after: int,
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:

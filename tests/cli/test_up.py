@@ -4,6 +4,7 @@ embedded defaults, in a fresh folder — real processes, stopped by Ctrl-C."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -34,6 +35,15 @@ def _wait(condition, what: str, out: Path, timeout_s: float = 60) -> None:  # ty
         time.sleep(0.2)
 
 
+def _alive(pid: int) -> bool:
+    """Running, or stopped but not yet reaped by its parent (a zombie is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
 def _serving(url: str) -> bool:
     try:
         return requests.get(f"{url}/readyz", timeout=1).status_code == 200
@@ -53,7 +63,7 @@ def test_one_command_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None
         # no AI in the API process: the turns go through the embedded broker to Celery
         # and the gRPC worker, all started by the one command
         _wait(lambda: requests.get(game, timeout=5).json()["status"] == "over",
-              "the all-AI game did not finish", out)
+              "the all-AI game did not finish", out, 120)
         assert requests.get(f"{url}/", timeout=5).status_code == 200  # the play page
 
         second = subprocess.run([sys.executable, "-m", "president_cli.main", "up",
@@ -70,6 +80,8 @@ def test_one_command_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None
     for name in ("api", "ai", "worker", "beat"):  # each log line says whose it is
         assert any(line.split(" | ")[0].split()[-1] == name for line in text.splitlines()
                    if " | " in line), name
-        assert f"{name} stopped" in text
+    pids = {m.group(1): int(m.group(2)) for m in re.finditer(r"(\w+) started \(pid=(\d+)\)", text)}
+    assert set(pids) == {"api", "ai", "worker", "beat"}
+    _wait(lambda: not any(map(_alive, pids.values())), "a process outlived Ctrl-C", out, 20)
     assert (tmp_path / "var" / "president.db").exists() and (tmp_path / "var" / "broker.db").exists()
     assert not _serving(url)
