@@ -108,7 +108,9 @@ def up(layout: Layout, out: IO[str] = sys.stdout) -> int:
         # too, or the servers would outlive the lock that guards their folder.
         signal.signal(signal.SIGHUP, lambda *_: manager.terminate())
         manager.loop()
-        return int(manager.returncode or 0)
+        # 130 and 143: honcho's codes for a stop asked by Ctrl-C or SIGTERM, a success here
+        # (make would otherwise end a clean stop with "Error 130").
+        return 0 if manager.returncode in (130, 143) else int(manager.returncode or 0)
 
 
 def layout_from_settings(host: str | None, api_port: int | None, ai_port: int | None,

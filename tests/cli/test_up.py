@@ -74,6 +74,7 @@ def test_one_command_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None
     finally:
         os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in its terminal does
         up.wait(timeout=60)
+    assert up.returncode == 0  # a stop asked for is a clean exit
     text = out.read_text(errors="replace")
     first = text.splitlines()[0]
     assert f"{url}/docs" in first and f"{url}/" in first
