@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -64,3 +65,8 @@ def test_bench_api_json_compares_the_service_with_a_bare_endpoint(capsys: object
     assert report["database"] == "sqlite"
     for name in ("hello", "view", "action"):
         assert report[name]["rps"] > 0 and report[name]["p99_ms"] >= report[name]["p50_ms"] > 0
+    if shutil.which("wrk"):  # the same reads under a C load generator
+        for name in ("hello", "view"):
+            assert report["wrk"][name]["rps"] > 0 and report["wrk"][name]["p50_ms"] > 0
+    else:
+        assert report["wrk"] is None
