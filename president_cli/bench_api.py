@@ -222,7 +222,7 @@ def wrk(port: int, targets: list[tuple[str, str | None]], connections: int,
         raise RuntimeError(f"wrk got errors:\n{out}")
     units = {"us": 0.001, "ms": 1.0, "s": 1000.0}
     latency = {q: float(v) * units[u] for q, v, u in
-               re.findall(r"^\s+(50|99)\.000%\s+([\d.]+)(us|ms|s)$", out, re.M)}
+               re.findall(r"^\s+(50|99)(?:\.0+)?%\s+([\d.]+)(us|ms|s)$", out, re.M)}
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     return {"rps": rps, "p50_ms": latency.get("50", 0.0), "p99_ms": latency.get("99", 0.0)}
 
