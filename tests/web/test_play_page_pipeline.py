@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from president_cli.cluster import Backend, Cluster
 from services.store.db import make_engine, upgrade
-from test_play_page import play_until_the_round_ends, start_from_the_form
+from test_play_page import play_one_move, start_from_the_form
 
 
 @pytest.fixture
@@ -31,6 +31,19 @@ def live_server(tmp_path: Path) -> Iterator[str]:
         yield cluster.api_urls[0]
     finally:
         cluster.close()
+
+
+def play_until_the_round_ends(page: Page) -> int:
+    """As in the in-process tests, except that the AI moves that end the round may still
+    be on their way after the page's own: wait for whichever comes, my turn or the end."""
+    mine = page.locator('[data-testid="turn"][data-mine="true"]')
+    results = page.get_by_test_id("results")
+    for moves in range(100):
+        expect(mine.or_(results).first).to_be_visible(timeout=20_000)
+        if results.is_visible():
+            return moves
+        play_one_move(page)
+    raise AssertionError("the round did not end in 100 moves")
 
 
 def test_a_round_against_ais_played_by_the_celery_pipeline(page: Page) -> None:
