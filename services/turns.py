@@ -46,8 +46,8 @@ def play_instead(turn: Turn, reason: str, uow: UnitOfWork,
     kind = "human" if reason == "turn_timeout" else "ai"
     with uow:
         game = _waiting_on(uow, turn, kind)
-        since = uow.games.last_move_at(turn.game_id)
-    if game is None or (kind == "human" and not _timed_out(game, since, now)):
+        deadline = uow.games.turn_deadline(turn.game_id)
+    if game is None or (kind == "human" and not _past(deadline, now)):
         return None
     view = observe(game.state, turn.seat)
     if kind == "human" and PASS in view.legal_actions:
@@ -87,11 +87,8 @@ def _waiting_on(uow: UnitOfWork, turn: Turn, kind: str) -> Game | None:
     return game if game.seats[turn.seat].kind == kind else None
 
 
-def _timed_out(game: Game, since: datetime | None, now: datetime | None) -> bool:
-    if game.turn_timeout_ms is None or since is None:
-        return False
-    now = now or datetime.now(timezone.utc)
-    return now - since >= timedelta(milliseconds=game.turn_timeout_ms)
+def _past(deadline: datetime | None, now: datetime | None) -> bool:
+    return deadline is not None and (now or datetime.now(timezone.utc)) >= deadline
 
 
 def _play(uow: UnitOfWork, game: Game, seat: int, action: Action, scheduler: TurnScheduler,

@@ -4,11 +4,12 @@ set, with a schema of its own per pytest-xdist worker."""
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, select, text, update
 
 from services.store.db import make_engine, upgrade
-from services.store.models import Base
+from services.store.models import Base, GameRow
 
 PG_URL = os.environ.get("PRESIDENT_TEST_DATABASE_URL")
 
@@ -32,3 +33,18 @@ def pg_url() -> str:
     with make_engine(PG_URL).begin() as connection:
         connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
     return f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}"
+
+
+def set_last_move(db: Engine, game_id: str, moment: datetime) -> None:
+    """Move a game's clock: its last move to ``moment``, and the human's deadline counted
+    from it by as much (SQLite hands back naive UTC datetimes)."""
+    with db.begin() as c:
+        last, deadline = c.execute(select(GameRow.updated_at, GameRow.turn_deadline)
+                                   .where(GameRow.id == game_id)).one()
+        shift = moment - _utc(last)
+        c.execute(update(GameRow).where(GameRow.id == game_id).values(
+            updated_at=moment, turn_deadline=None if deadline is None else _utc(deadline) + shift))
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

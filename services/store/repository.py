@@ -98,12 +98,13 @@ class GameRepository:
         self._written: list[Game] = []
 
     def add(self, game: Game, events: list[Event]) -> None:
+        now = utcnow()  # one moment: the deadline counts from the stored last move
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
             rules=game.state.rules.to_dict(), seed=game.state.seed, version=game.version,
             snapshot=state_to_dict(game.state), events=len(events), pace_ms=game.pace_ms,
             turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
-            turn_deadline=_deadline(game, utcnow()),
+            turn_deadline=_deadline(game, now), created_at=now, updated_at=now,
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
                    for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
@@ -196,9 +197,11 @@ class GameRepository:
                 .where(GameRow.status == "active", SeatRow.kind == kind)
                 .order_by(GameRow.updated_at))
 
-    def last_move_at(self, game_id: str) -> datetime | None:
-        since = self.session.scalar(select(GameRow.updated_at).where(GameRow.id == game_id))
-        return None if since is None else _aware(since)
+    def turn_deadline(self, game_id: str) -> datetime | None:
+        """When the human seat to act runs out of time (None: no such limit now)."""
+        deadline = self.session.scalar(select(GameRow.turn_deadline)
+                                       .where(GameRow.id == game_id))
+        return None if deadline is None else _aware(deadline)
 
     def actions(self, game_id: str) -> list[ActionRow]:
         return list(self.session.scalars(

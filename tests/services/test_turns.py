@@ -9,8 +9,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 import pytest
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, select
 
+from databases import set_last_move
 from schedulers import Recorder
 from engine import PASS, Passed, Played, Rules, View, new_series, observe
 from engine.plays import Action
@@ -67,10 +68,11 @@ def _load(uow_factory: UowFactory, game_id: str) -> Game:
 
 
 def _since(uow_factory: UowFactory, game_id: str) -> datetime:
+    """The game's last move, as stored."""
     with uow_factory() as uow:
-        since = uow.games.last_move_at(game_id)
-    assert since is not None and since.tzinfo is not None
-    return since
+        since = uow.session.scalar(select(GameRow.updated_at).where(GameRow.id == game_id))
+    assert since is not None
+    return since if since.tzinfo else since.replace(tzinfo=timezone.utc)
 
 
 def _actions(db: Engine, game_id: str) -> list[str]:
@@ -359,11 +361,6 @@ def test_turn_timeout_is_for_human_seats_only(uow_factory: UowFactory, db: Engin
 # --- the sweeper ----------------------------------------------------------------------------
 
 
-def _set_last_move(db: Engine, game_id: str, moment: datetime) -> None:
-    with db.begin() as c:
-        c.execute(update(GameRow).where(GameRow.id == game_id).values(updated_at=moment))
-
-
 def test_sweep_resends_stalled_ai_turns_and_overdue_humans_never_finished_games(
         uow_factory: UowFactory, db: Engine) -> None:
     recorder = Recorder()
@@ -380,7 +377,7 @@ def test_sweep_resends_stalled_ai_turns_and_overdue_humans_never_finished_games(
     now = datetime.now(timezone.utc)
     long_ago = now - timedelta(hours=2)
     for game_id in (stalled.game.game_id, no_limit.game.game_id, over_id):
-        _set_last_move(db, game_id, long_ago)
+        set_last_move(db, game_id, long_ago)
     recorder.calls.clear()
 
     # now: only the AI turn waited on for more than 30 s is sent again

@@ -19,9 +19,10 @@ import pytest
 from celery import Celery
 from kombu import Connection
 from kombu.transport import sqlalchemy as sqla_transport
-from sqlalchemy import Engine, create_engine, inspect, select, text, update
+from sqlalchemy import Engine, create_engine, inspect, select, text
 from sqlalchemy.exc import OperationalError
 
+from databases import set_last_move
 from schedulers import Recorder
 from engine import Played, Rules, View, new_series, observe
 from engine.plays import Action
@@ -29,7 +30,7 @@ from services.commands import CreateGame, ReadGame, SeatSpec
 from services.domain import PlayedFor
 from services.handlers import AI_ENGINES_BUILT_IN, create_game, events_after, read_game
 from services.settings import SETTINGS, setting
-from services.store.models import ActionRow, GameRow
+from services.store.models import ActionRow
 from services.store.uow import UnitOfWork
 from workers.ai import LEVELS, decide as ai_decide
 from workers.rpc.client import AiUnavailable, UnknownEngine
@@ -475,11 +476,6 @@ def test_a_database_error_is_retried_but_never_falls_back_to_easy(
     assert _played_for(p.uow_factory, game_id) == []
 
 
-def _set_last_move(db: Engine, game_id: str, moment: datetime) -> None:
-    with db.begin() as c:
-        c.execute(update(GameRow).where(GameRow.id == game_id).values(updated_at=moment))
-
-
 def test_the_turn_timeout_and_sweep_tasks_call_the_service(
         pipeline: Callable[..., Pipeline]) -> None:
     p = pipeline(FlakyEngine(AiUnavailable("unused")))
@@ -490,7 +486,7 @@ def test_the_turn_timeout_and_sweep_tasks_call_the_service(
     assert _the_moves(p.db, game_id) == []
 
     an_hour_ago = datetime.now(timezone.utc) - timedelta(hours=1)
-    _set_last_move(p.db, game_id, an_hour_ago)
+    set_last_move(p.db, game_id, an_hour_ago)
     assert p.run("president.turn_timeout", game_id, seat, 0) == "played"
     assert _played_for(p.uow_factory, game_id) == [PlayedFor(seat, "turn_timeout", "easy")]
     assert p.recorder.calls[-1][:4] == ("human", game_id,
@@ -500,7 +496,7 @@ def test_the_turn_timeout_and_sweep_tasks_call_the_service(
     ai_game, ai_seat = _ai_game(p.uow_factory)
     p.recorder.calls.clear()
     assert p.run("president.sweep") == {"ai_turns": 0, "timeouts": 0}  # all recent
-    _set_last_move(p.db, ai_game, an_hour_ago)
+    set_last_move(p.db, ai_game, an_hour_ago)
     assert p.run("president.sweep") == {"ai_turns": 1, "timeouts": 0}
     assert p.recorder.calls == [("ai", ai_game, ai_seat, 0, "hard", 0.0)]
 
