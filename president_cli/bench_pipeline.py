@@ -18,32 +18,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import select
 
 from president_cli.cluster import Backend, Cluster
 from services.commands import CreateGame, SeatSpec
 from services.container import Container
 from services.handlers import create_game
-from services.store.db import make_engine, upgrade
-from services.store.models import ActionRow, Base, GameRow
+from services.store.db import in_schema, make_engine, recreate
+from services.store.models import ActionRow, GameRow
 
 EASY_TABLE = (SeatSpec("ai", "easy"),) * 4
 
 
 def _fresh_database(url: str) -> None:
-    engine = make_engine(url)
-    Base.metadata.drop_all(engine)
-    with engine.begin() as connection:
-        connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
-    upgrade(engine)
-    engine.dispose()
-
-
-def _pg_schema(url: str, schema: str = "bench_pipeline") -> str:
-    """A schema of its own, so the benchmark never touches another schema's tables."""
-    with make_engine(url).begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
-    return f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
+    recreate(make_engine(url)).dispose()
 
 
 def _flush_redis(url: str) -> None:
@@ -151,7 +139,7 @@ def bench_pipeline(database_url: str | None, redis_url: str, games: int = 5, rou
         work = Path(tmp)
         embedded = Backend("embedded", f"sqlite:///{work}/embedded.db",
                            f"sqla+sqlite:///{work}/broker.db")
-        database = _pg_schema(database_url) if database_url else f"sqlite:///{work}/redis.db"
+        database = in_schema(database_url, "bench_pipeline") if database_url else f"sqlite:///{work}/redis.db"
         on_redis = Backend("redis", database, redis_url)
         report: dict[str, Any] = {
             "embedded": turn_latency(embedded, work, games, rounds),

@@ -9,16 +9,11 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from engine import View
-from engine.plays import Action
 from services.commands import Turn
 from services.store.uow import UnitOfWork
-from services.turns import Decide, take_ai_turn
-from workers.ai import decide as ai_decide
+from services.turns import Decide, decide_in_process, take_ai_turn
 
-
-def decide_in_process(view: View, engine: str) -> Action:
-    return ai_decide(view, engine, seed=len(view.history))
+__all__ = ["InlineScheduler", "decide_in_process"]
 
 
 class InlineScheduler:

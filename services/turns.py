@@ -18,9 +18,15 @@ from services.domain import Game, PlayedFor
 from services.errors import StaleVersion
 from services.handlers import TurnScheduler, apply_and_save, schedule_next
 from services.store.uow import UnitOfWork
-from workers.ai import decide as decide_in_process
+from workers.ai import decide as ai_decide
 
 Decide = Callable[[View, str], Action]
+
+
+def decide_in_process(view: View, engine: str) -> Action:
+    """A built-in level deciding here, seeded by the position (the inline scheduler's
+    engine, and the Easy fallback)."""
+    return ai_decide(view, engine, seed=len(view.history))
 
 
 def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler,
@@ -53,7 +59,7 @@ def play_instead(turn: Turn, reason: str, uow: UnitOfWork,
     if kind == "human" and PASS in view.legal_actions:
         action, policy = PASS, "pass"
     else:
-        action, policy = decide_in_process(view, "easy", seed=len(view.history)), "easy"
+        action, policy = decide_in_process(view, "easy"), "easy"
     return _play(uow, game, turn.seat, action, scheduler, PlayedFor(turn.seat, reason, policy))
 
 

@@ -6,33 +6,24 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 
-from sqlalchemy import Engine, select, text, update
+from sqlalchemy import Engine, select, update
 
-from services.store.db import make_engine, upgrade
-from services.store.models import Base, GameRow
+from services.store.db import in_schema, recreate
+from services.store.models import GameRow
 
 PG_URL = os.environ.get("PRESIDENT_TEST_DATABASE_URL")
 
 
 def fresh(engine: Engine) -> Engine:
     """Drop everything this project created, then migrate from scratch."""
-    Base.metadata.drop_all(engine)
-    with engine.begin() as connection:
-        connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
-    upgrade(engine)
-    return engine
+    return recreate(engine)
 
 
 def pg_url() -> str:
     """Under pytest-xdist each worker gets a schema of its own in the test database."""
     assert PG_URL is not None
     worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker:
-        return PG_URL
-    schema = f"test_{worker}"
-    with make_engine(PG_URL).begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
-    return f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}"
+    return in_schema(PG_URL, f"test_{worker}") if worker else PG_URL
 
 
 def set_last_move(db: Engine, game_id: str, moment: datetime) -> None:

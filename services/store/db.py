@@ -13,7 +13,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import sessionmaker, Session
 
 from services.settings import setting
@@ -62,6 +62,28 @@ def alembic_config(engine: Engine) -> Config:
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     command.upgrade(alembic_config(engine), revision)
+
+
+def recreate(engine: Engine) -> Engine:
+    """Drop every table this project made, then migrate from scratch: for tests and
+    benchmarks, never for a database that holds games worth keeping."""
+    from services.store.models import Base  # the models import nothing from here
+
+    Base.metadata.drop_all(engine)
+    with engine.begin() as connection:
+        connection.execute(text("DROP TABLE IF EXISTS alembic_version"))
+    upgrade(engine)
+    return engine
+
+
+def in_schema(url: str, schema: str) -> str:
+    """A PostgreSQL URL whose connections work in ``schema`` (created if missing), so
+    that a test worker or a benchmark never touches another schema's tables."""
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
+    engine.dispose()
+    return f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
 
 
 def migrations_current(engine: Engine) -> bool:

@@ -56,8 +56,6 @@ class Waiting(NamedTuple):
     game_id: str
     version: int
     seat: int
-    since: datetime  # its last move
-    turn_timeout_ms: int | None
     engine: str | None
 
 
@@ -66,11 +64,6 @@ def _deadline(game: Game, moved_at: datetime) -> datetime | None:
     if seat is None or seat.kind != "human" or game.turn_timeout_ms is None:
         return None
     return moved_at + timedelta(milliseconds=game.turn_timeout_ms)
-
-
-def _waiting(row: Any) -> Waiting:
-    game_id, version, seat, since, timeout, engine = row
-    return Waiting(game_id, version, seat, _aware(since), timeout, engine)
 
 
 def _aware(moment: datetime) -> datetime:
@@ -180,18 +173,17 @@ class GameRepository:
         """Active games waiting on a seat of ``kind`` since before ``since``, oldest
         first."""
         query = self._waiting_query(kind).where(GameRow.updated_at < since)
-        return [_waiting(row) for row in self.session.execute(query.limit(limit))]
+        return [Waiting(*row) for row in self.session.execute(query.limit(limit))]
 
     def overdue_humans(self, now: datetime, limit: int = 500) -> list[Waiting]:
         """Active games whose human seat to act has run past the game's time limit,
         longest overdue first."""
         query = (self._waiting_query("human").where(GameRow.turn_deadline <= now)
                  .order_by(None).order_by(GameRow.turn_deadline))
-        return [_waiting(row) for row in self.session.execute(query.limit(limit))]
+        return [Waiting(*row) for row in self.session.execute(query.limit(limit))]
 
     def _waiting_query(self, kind: str) -> Select[tuple[Any, ...]]:
-        return (select(GameRow.id, GameRow.version, GameRow.to_act, GameRow.updated_at,
-                       GameRow.turn_timeout_ms, SeatRow.engine)
+        return (select(GameRow.id, GameRow.version, GameRow.to_act, SeatRow.engine)
                 .join(SeatRow, and_(SeatRow.game_id == GameRow.id,
                                     SeatRow.seat == GameRow.to_act))
                 .where(GameRow.status == "active", SeatRow.kind == kind)

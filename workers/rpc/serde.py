@@ -126,13 +126,9 @@ def history_to_proto(h: HistoryEntry) -> pb.HistoryEntry:
                            action="" if h.action is None else action_to_proto(h.action))
 
 
-def history_from_proto(m: pb.HistoryEntry) -> HistoryEntry:
-    return HistoryEntry(m.round, m.seat, None if m.hidden else action_from_proto(m.action))
-
-
-def _history_from_proto(entries: Sequence[pb.HistoryEntry]) -> tuple[HistoryEntry, ...]:
-    """``history_from_proto`` over a whole history, inlined: a view carries a series'
-    every action, and this loop is a good part of a worker's time per request."""
+def history_from_proto(entries: Sequence[pb.HistoryEntry]) -> tuple[HistoryEntry, ...]:
+    """A whole history at once, in one comprehension: a view carries a series' every
+    action, and this loop is a good part of a worker's time per request."""
     parse, entry = action_from_proto, HistoryEntry
     return tuple([entry(h.round, h.seat, None if h.hidden else parse(h.action))
                   for h in entries])
@@ -178,7 +174,7 @@ def view_from_proto(m: pb.SeatView) -> View:
         roles=tuple(role_from_proto(r) for r in m.roles) or None, scores=tuple(m.scores),
         leader=m.leader, pending=tuple((p.giver, p.receiver, p.count) for p in m.pending),
         exchanges=tuple(exchange_from_proto(e) for e in m.exchanges),
-        history=_history_from_proto(m.history),
+        history=history_from_proto(m.history),
         results=tuple(result_from_proto(r) for r in m.results),
         legal_actions=tuple(action_from_proto(a) for a in m.legal_actions), outcome=None)
 
