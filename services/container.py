@@ -12,6 +12,7 @@ from services.handlers import AI_ENGINES_BUILT_IN, TurnScheduler
 from services.scheduler import InlineScheduler
 from services.settings import setting
 from services.store.db import make_engine, session_factory
+from services.store.reads import GameReads
 from services.store.uow import UnitOfWork
 
 
@@ -22,11 +23,8 @@ class Container:
     scheduler: TurnScheduler
     engines: tuple[str, ...]  # AI engine names a game may seat
     # Reads need no transaction: autocommit saves the BEGIN and ROLLBACK round trips.
-    read_uow: Callable[[], UnitOfWork] | None = None
+    reads: GameReads
     defaults: TableDefaults = TableDefaults()
-
-    def reader(self) -> UnitOfWork:
-        return (self.read_uow or self.uow)()
 
     @classmethod
     def build(cls, database_url: str | None = None, broker_url: str | None = None) -> Container:
@@ -35,18 +33,14 @@ class Container:
         in process, at once."""
         db = make_engine(database_url)
         sessions = session_factory(db)
-
-        reads = session_factory(db.execution_options(isolation_level="AUTOCOMMIT"))
+        reads = GameReads(make_engine(database_url, autocommit=True))
 
         def uow() -> UnitOfWork:
             return UnitOfWork(sessions)
 
-        def read_uow() -> UnitOfWork:
-            return UnitOfWork(reads)
-
         if broker_url is None:
             return cls(db=db, uow=uow, scheduler=InlineScheduler(uow),
-                       engines=AI_ENGINES_BUILT_IN, read_uow=read_uow, defaults=_defaults())
+                       engines=AI_ENGINES_BUILT_IN, reads=reads, defaults=_defaults())
         from workers.rpc.client import engines_from_env
         from workers.turns.app import make_celery
         from workers.turns.scheduler import CeleryScheduler
@@ -54,7 +48,7 @@ class Container:
 
         celery = make_celery(replace(TurnSettings.from_env(), broker_url=broker_url))
         return cls(db=db, uow=uow, scheduler=CeleryScheduler(celery),
-                   engines=tuple(engines_from_env()), read_uow=read_uow, defaults=_defaults())
+                   engines=tuple(engines_from_env()), reads=reads, defaults=_defaults())
 
     @classmethod
     def from_env(cls) -> Container:

@@ -40,6 +40,17 @@ class TurnScheduler(Protocol):
         """Human ``seat`` is to act at ``version`` and has ``timeout_s`` to do so."""
 
 
+class Reads(Protocol):
+    """Where the read functions find games: ``services.store.reads.GameReads`` (its own
+    autocommit connections, no unit of work) or, inside a unit of work, its
+    repository."""
+
+    def get(self, game_id: str) -> Game | None: ...
+
+    def events_after(self, game_id: str, after: int,
+                     limit: int) -> list[tuple[int, int, Event | PlayedFor]]: ...
+
+
 @dataclass(frozen=True)
 class GameView:
     """A game as one seat (or a spectator) may see it."""
@@ -99,11 +110,10 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
     return CreatedGame(GameView.of(game, None), tokens)
 
 
-def read_game(cmd: ReadGame, uow: UnitOfWork, *, history: bool = False) -> GameView:
+def read_game(cmd: ReadGame, reads: Reads, *, history: bool = False) -> GameView:
     """The game as the token's seat (or a spectator) sees it; the action history only
     when asked for (``GameView.view.history``)."""
-    with uow:
-        game = _load(uow, cmd.game_id)
+    game = _found(reads.get(cmd.game_id), cmd.game_id)
     seat = None if cmd.token is None else _seat_of(game, cmd.token).seat
     return GameView.of(game, seat, history=history)
 
@@ -152,14 +162,13 @@ class EventView:
     event: Event | PlayedFor  # already redacted for the reader
 
 
-def events_after(game_id: str, token: str | None, after: int, uow: UnitOfWork,
+def events_after(game_id: str, token: str | None, after: int, reads: Reads,
                  limit: int = 500) -> tuple[list[EventView], int]:
     """The game's events numbered above ``after`` as the token's seat (or a spectator) may
     see them, and the number of the game's last event."""
-    with uow:
-        game = _load(uow, game_id)
-        seat = None if token is None else _seat_of(game, token).seat
-        rows = uow.games.events_after(game_id, after, limit)
+    game = _found(reads.get(game_id), game_id)
+    seat = None if token is None else _seat_of(game, token).seat
+    rows = reads.events_after(game_id, after, limit)
     return [EventView(seq, version, event if isinstance(event, PlayedFor) else redact(event, seat))
             for seq, version, event in rows], game.events
 
@@ -204,9 +213,9 @@ def _decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
 
 
 def round_events(game_id: str, token: str | None, round_no: int,
-                 uow: UnitOfWork) -> list[EventView]:
+                 reads: Reads) -> list[EventView]:
     """A round's replay: its events from its start to its end, as the caller may see them."""
-    events, _ = events_after(game_id, token, 0, uow, limit=1_000_000)
+    events, _ = events_after(game_id, token, 0, reads, limit=1_000_000)
     current, picked = 0, []
     for e in events:
         if isinstance(e.event, RoundStarted):
@@ -277,7 +286,10 @@ def schedule_next(game: Game, scheduler: TurnScheduler) -> None:
 
 
 def _load(uow: UnitOfWork, game_id: str) -> Game:
-    game = uow.games.get(game_id)
+    return _found(uow.games.get(game_id), game_id)
+
+
+def _found(game: Game | None, game_id: str) -> Game:
     if game is None:
         raise GameNotFound(f"no game {game_id!r}")
     return game

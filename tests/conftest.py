@@ -15,7 +15,8 @@ from sqlalchemy import Engine
 
 from databases import PG_URL, fresh, pg_url
 from services.scheduler import InlineScheduler
-from services.store.db import make_engine, session_factory
+from services.store.db import autocommit_twin, make_engine, session_factory
+from services.store.reads import GameReads
 from services.store.uow import UnitOfWork
 
 BACKENDS = ["sqlite"] + (["postgresql"] if PG_URL else [])
@@ -33,6 +34,14 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
 def uow_factory(db: Engine) -> Callable[[], UnitOfWork]:
     sessions = session_factory(db)
     return lambda: UnitOfWork(sessions)
+
+
+@pytest.fixture
+def reads(db: Engine) -> Iterator[GameReads]:
+    """The read side, on its own autocommit connections, as the API has it."""
+    engine = autocommit_twin(db)
+    yield GameReads(engine)
+    engine.dispose()
 
 
 @pytest.fixture

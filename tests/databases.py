@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
+from typing import Callable
 
 from sqlalchemy import Engine, select, update
 
+from engine.events import Event
+from services.domain import Game, PlayedFor
 from services.store.db import in_schema, recreate
 from services.store.models import GameRow
+from services.store.uow import UnitOfWork
 
 PG_URL = os.environ.get("PRESIDENT_TEST_DATABASE_URL")
 
@@ -39,3 +43,20 @@ def set_last_move(db: Engine, game_id: str, moment: datetime) -> None:
 
 def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+class UowReads:
+    """The service's ``Reads`` port over units of work, for tests that hold a unit of work
+    factory: each read opens one (the API reads through ``GameReads`` instead)."""
+
+    def __init__(self, uow_factory: Callable[[], UnitOfWork]) -> None:
+        self._uow = uow_factory
+
+    def get(self, game_id: str) -> Game | None:
+        with self._uow() as uow:
+            return uow.games.get(game_id)
+
+    def events_after(self, game_id: str, after: int,
+                     limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
+        with self._uow() as uow:
+            return uow.games.events_after(game_id, after, limit)

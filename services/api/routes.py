@@ -73,7 +73,7 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
 @v1.doc(summary="A game: the seat's view with its token, the spectator's view without",
         security=BEARER, responses=problems(400, 401, 404))
 def get_game(game_id: str) -> dict[str, Any]:
-    return game_json(read_game(ReadGame(game_id, _token(required=False)), _services().reader()))
+    return game_json(read_game(ReadGame(game_id, _token(required=False)), _services().reads))
 
 
 @v1.post("/games/<string:game_id>/actions")
@@ -96,7 +96,7 @@ def _wait_for_events(game_id: str, token: str | None, after: int,
                      wait_s: float) -> tuple[list[EventView], int]:
     deadline = time.monotonic() + wait_s
     while True:
-        events, last = events_after(game_id, token, after, _services().reader())
+        events, last = events_after(game_id, token, after, _services().reads)
         if events or time.monotonic() >= deadline:
             return events, last
         time.sleep(POLL_S)
@@ -121,12 +121,12 @@ def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
 def stream_events(game_id: str) -> Response:
     token = _token(required=False)
     after = int(request.headers.get("Last-Event-ID") or request.args.get("after") or 0)
-    events_after(game_id, token, after, _services().reader(), limit=1)  # 404 / 401 up front
+    events_after(game_id, token, after, _services().reads, limit=1)  # 404 / 401 up front
 
     def stream() -> Iterator[str]:
         seen, quiet_since = after, time.monotonic()
         while True:
-            events, last = events_after(game_id, token, seen, _services().reader())
+            events, last = events_after(game_id, token, seen, _services().reads)
             for e in events:
                 data = event_json(e)
                 yield f"id: {e.seq}\nevent: {data['type']}\ndata: {json.dumps(data)}\n\n"
@@ -149,7 +149,7 @@ def stream_events(game_id: str) -> Response:
         responses=problems(400))
 def get_games(query_data: GamesQuery) -> dict[str, Any]:
     games, cursor = list_games(query_data.status, query_data.limit, query_data.cursor,
-                               _services().reader())
+                               _services().uow())
     return {"games": [summary_json(g) for g in games], "next_cursor": cursor}
 
 
@@ -158,7 +158,7 @@ def get_games(query_data: GamesQuery) -> dict[str, Any]:
 @v1.doc(summary="Finished rounds: places, roles, points, exchanges and action log",
         tags=["History"], security=BEARER, responses=problems(400, 401, 404))
 def get_rounds(game_id: str) -> dict[str, Any]:
-    game = read_game(ReadGame(game_id, _token(required=False)), _services().reader(),
+    game = read_game(ReadGame(game_id, _token(required=False)), _services().reads,
                      history=True)
     return {"rounds": rounds_json(game.view)}
 
@@ -168,5 +168,5 @@ def get_rounds(game_id: str) -> dict[str, Any]:
 @v1.doc(summary="A round's replay: its events, as the caller may see them",
         tags=["History"], security=BEARER, responses=problems(400, 401, 404))
 def get_replay(game_id: str, round_no: int) -> dict[str, Any]:
-    events = round_events(game_id, _token(required=False), round_no, _services().reader())
+    events = round_events(game_id, _token(required=False), round_no, _services().reads)
     return {"round": round_no, "events": [event_json(e) for e in events]}

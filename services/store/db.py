@@ -26,19 +26,27 @@ def database_url() -> str:
     return setting("DATABASE_URL") or DEFAULT_URL
 
 
-def make_engine(url: str | None = None) -> Engine:
+def make_engine(url: str | None = None, *, autocommit: bool = False) -> Engine:
+    """An engine for ``url``; with ``autocommit``, one whose connections run each
+    statement on its own (``reads.GameReads``: no BEGIN, no ROLLBACK)."""
     url = url or database_url()
+    options = {"isolation_level": "AUTOCOMMIT"} if autocommit else {}
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30})
+        engine = create_engine(url, connect_args={"timeout": 30}, **options)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     if url.startswith("postgresql://"):  # psycopg 3 is the driver this project installs
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
     # No pre-ping (a round trip per request); stale connections are recycled instead.
-    return create_engine(url, pool_recycle=1800, pool_size=10, max_overflow=10)
+    return create_engine(url, pool_recycle=1800, pool_size=10, max_overflow=10, **options)
+
+
+def autocommit_twin(engine: Engine) -> Engine:
+    """An autocommit engine (a pool of its own) on ``engine``'s database."""
+    return make_engine(engine.url.render_as_string(hide_password=False), autocommit=True)
 
 
 def _sqlite_pragmas(dbapi_connection: object, _: object) -> None:

@@ -2,52 +2,21 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple, Sequence
 
-from sqlalchemy import Select, and_, bindparam, insert, or_, select, update
+from sqlalchemy import Select, and_, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from engine.events import Event
-from engine.snapshot import event_from_dict, event_to_dict, state_from_dict, state_to_dict
-from engine.state import LogEntry, State
-from services.domain import Game, PlayedFor, Seat
+from engine.snapshot import event_to_dict, state_to_dict
+from engine.state import LogEntry
+from services.domain import Game, PlayedFor
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
+from services.store.reads import Query, load_events, load_game
+from services.store.states import STATES
 
 
-class _StateCache:
-    """Decoded states by (game id, version). A version's state never changes (every write
-    moves the version on), so a hit is always right; decoding a long series' snapshot is
-    most of the cost of a read."""
-
-    def __init__(self, size: int = 2048) -> None:
-        self._size = size
-        self._states: OrderedDict[tuple[str, int], State] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, int]) -> State | None:
-        with self._lock:
-            state = self._states.get(key)
-            if state is not None:
-                self._states.move_to_end(key)
-            return state
-
-    def put(self, key: tuple[str, int], state: State) -> None:
-        with self._lock:
-            self._states[key] = state
-            if len(self._states) > self._size:
-                self._states.popitem(last=False)
-
-
-STATES = _StateCache()
-
-
-def _decode_event(payload: dict[str, Any]) -> Event | PlayedFor:
-    if payload.get("type") == PlayedFor.TYPE:
-        return PlayedFor.from_dict(payload)
-    return event_from_dict(payload)
 
 
 class Waiting(NamedTuple):
@@ -69,16 +38,6 @@ def _deadline(game: Game, moved_at: datetime) -> datetime | None:
 def _aware(moment: datetime) -> datetime:
     """SQLite hands back naive datetimes; every time stored here is UTC."""
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-_GAME_AND_SEATS = (
-    select(GameRow.preset, GameRow.version, GameRow.events, GameRow.pace_ms,
-           GameRow.turn_timeout_ms, SeatRow.seat, SeatRow.kind, SeatRow.engine,
-           SeatRow.token_hash)
-    .join(SeatRow, SeatRow.game_id == GameRow.id)
-    .where(GameRow.id == bindparam("game_id")).order_by(SeatRow.seat))
-_SNAPSHOT = (select(GameRow.version, GameRow.events, GameRow.snapshot)
-             .where(GameRow.id == bindparam("game_id")))
 
 
 class VersionConflict(Exception):
@@ -104,25 +63,13 @@ class GameRepository:
         self._add_events(game, 0, events)
         game.events = len(events)
 
-    def get(self, game_id: str) -> Game | None:
-        """One query (SQLAlchemy Core: a read is most of a request's time, and ORM
-        loading costs several times the query), plus one for the snapshot when its
-        decoded state is not cached."""
+    def _run(self, query: Query, **values: Any) -> list[Any]:
+        """``query`` on this unit of work's own connection, inside its transaction."""
         connection = self.session.connection()
-        rows = connection.execute(_GAME_AND_SEATS, {"game_id": game_id}).all()
-        if not rows:
-            return None
-        game = rows[0]
-        version, events = game.version, game.events
-        state = STATES.get((game_id, version))
-        if state is None:  # read with its own version: a writer may have moved on since
-            version, events, snapshot = connection.execute(
-                _SNAPSHOT, {"game_id": game_id}).one()
-            state = state_from_dict(snapshot)
-            STATES.put((game_id, version), state)
-        seats = tuple(Seat(r.seat, r.kind, r.engine, r.token_hash) for r in rows)
-        return Game(game_id, game.preset, seats, state, version, events, game.pace_ms,
-                    game.turn_timeout_ms)
+        return query.rows(connection.connection, connection.dialect, **values)
+
+    def get(self, game_id: str) -> Game | None:
+        return load_game(self._run, game_id)
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor]) -> None:
@@ -163,11 +110,7 @@ class GameRepository:
 
     def events_after(self, game_id: str, after: int,
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
-        """(seq, version, event) of the game's events numbered above ``after``."""
-        rows = self.session.scalars(
-            select(EventRow).where(EventRow.game_id == game_id, EventRow.seq > after)
-            .order_by(EventRow.seq).limit(limit))
-        return [(row.seq, row.version, _decode_event(row.payload)) for row in rows]
+        return load_events(self._run, game_id, after, limit)
 
     def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
         """Active games waiting on a seat of ``kind`` since before ``since``, oldest

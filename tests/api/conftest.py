@@ -13,7 +13,8 @@ from services.api.app import create_app
 from services.container import Container
 from services.handlers import AI_ENGINES_BUILT_IN
 from services.scheduler import InlineScheduler
-from services.store.db import session_factory
+from services.store.db import autocommit_twin, session_factory
+from services.store.reads import GameReads
 from services.store.uow import UnitOfWork
 
 
@@ -25,7 +26,7 @@ def client(db: Engine) -> Iterator[FlaskClient]:
         return UnitOfWork(sessions)
 
     app = create_app(Container(db=db, uow=uow, scheduler=InlineScheduler(uow),
-                               engines=AI_ENGINES_BUILT_IN))
+                               engines=AI_ENGINES_BUILT_IN, reads=GameReads(autocommit_twin(db))))
     with app.test_client() as c:
         yield c
 

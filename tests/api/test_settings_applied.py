@@ -14,7 +14,8 @@ from services.container import Container
 from services.handlers import AI_ENGINES_BUILT_IN
 from services.logs import configure_logging
 from services.scheduler import InlineScheduler
-from services.store.db import session_factory
+from services.store.db import autocommit_twin, session_factory
+from services.store.reads import GameReads
 from services.store.uow import UnitOfWork
 
 PREFLIGHT = {"Access-Control-Request-Method": "POST",
@@ -28,7 +29,7 @@ def _client(db: Engine):  # type: ignore[no-untyped-def]
         return UnitOfWork(sessions)
 
     app = create_app(Container(db=db, uow=uow, scheduler=InlineScheduler(uow),
-                               engines=AI_ENGINES_BUILT_IN))
+                               engines=AI_ENGINES_BUILT_IN, reads=GameReads(autocommit_twin(db))))
     return app.test_client()
 
 

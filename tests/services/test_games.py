@@ -10,6 +10,7 @@ from sqlalchemy import Engine, func, select, text
 
 from engine import NotYourTurn, UnknownCard, WrongPhase
 from engine.errors import CannotPassLead, IllegalAction
+from databases import UowReads
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.domain import hash_token
 from services.errors import BadRequest, BadToken, GameNotFound, StaleVersion
@@ -42,10 +43,10 @@ def _new(uow_factory: UowFactory, seats: tuple[SeatSpec, ...] = HUMANS, **kwargs
 
 def _turn(uow_factory: UowFactory, game_id: str, tokens: dict[int, str]) -> GameView:
     """The view of the seat to act."""
-    spectator = read_game(ReadGame(game_id), uow_factory())
+    spectator = read_game(ReadGame(game_id), UowReads(uow_factory))
     if spectator.status == "over":
         return spectator
-    return read_game(ReadGame(game_id, tokens[spectator.view.to_act]), uow_factory())
+    return read_game(ReadGame(game_id, tokens[spectator.view.to_act]), UowReads(uow_factory))
 
 
 def _action_count(db: Engine, game_id: str) -> int:
@@ -85,7 +86,7 @@ def test_one_human_and_three_inline_ais_finish_three_rounds_with_exchanges(
     token = created.tokens[0]
     assert set(created.tokens) == {0}
     while True:
-        mine = read_game(ReadGame(created.game.game_id, token), uow_factory())
+        mine = read_game(ReadGame(created.game.game_id, token), UowReads(uow_factory))
         if mine.status == "over":
             break
         assert mine.view.my_turn  # the inline AIs have played up to the human's turn
@@ -107,14 +108,14 @@ def test_tokens_are_stored_hashed(uow_factory: UowFactory, db: Engine) -> None:
 def test_a_token_reads_only_its_own_seat(uow_factory: UowFactory) -> None:
     created = _new(uow_factory)
     for seat, token in created.tokens.items():
-        view = read_game(ReadGame(created.game.game_id, token), uow_factory()).view
+        view = read_game(ReadGame(created.game.game_id, token), UowReads(uow_factory)).view
         assert view.seat == seat and len(view.hand) == 13
-    spectator = read_game(ReadGame(created.game.game_id), uow_factory()).view
+    spectator = read_game(ReadGame(created.game.game_id), UowReads(uow_factory)).view
     assert spectator.seat is None and spectator.hand == ()
     with pytest.raises(BadToken):
-        read_game(ReadGame(created.game.game_id, "not-a-token"), uow_factory())
+        read_game(ReadGame(created.game.game_id, "not-a-token"), UowReads(uow_factory))
     with pytest.raises(GameNotFound):
-        read_game(ReadGame("0" * 32), uow_factory())
+        read_game(ReadGame("0" * 32), UowReads(uow_factory))
 
 
 @pytest.mark.parametrize("problem", ["not_your_turn", "stale", "unknown_card", "illegal",

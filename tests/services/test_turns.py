@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pytest
 from sqlalchemy import Engine, select
 
-from databases import set_last_move
+from databases import UowReads, set_last_move
 from schedulers import Recorder
 from engine import PASS, Passed, Played, Rules, View, new_series, observe
 from engine.plays import Action
@@ -227,7 +227,7 @@ def test_a_turn_played_by_someone_else_while_the_engine_thinks_is_not_played_aga
     assert take_ai_turn(turn, uow_factory(), recorder, slow_decide) is None
     assert len(_actions(db, game_id)) == 1
     assert _load(uow_factory, game_id).version == 1
-    events, _ = events_after(game_id, None, 0, uow_factory())
+    events, _ = events_after(game_id, None, 0, UowReads(uow_factory))
     assert [e.event for e in events if isinstance(e.event, PlayedFor)] == [
         PlayedFor(seat, "ai_failed", "easy")]
 
@@ -256,7 +256,7 @@ def test_ai_failed_plays_the_easy_move_after_a_played_for_event_no_reader_loses(
     note = PlayedFor(seat, "ai_failed", "easy")
     human = next(n for n in created.tokens if n != seat)
     for token in (None, created.tokens[human]):  # a spectator, a player
-        events, last = events_after(game_id, token, before.events, uow_factory())
+        events, last = events_after(game_id, token, before.events, UowReads(uow_factory))
         assert last == game.events > before.events + 1
         assert [e.seq for e in events] == list(range(before.events + 1, last + 1))
         assert events[0].event == note and events[0].version == 1
@@ -268,7 +268,7 @@ def test_ai_failed_plays_the_easy_move_after_a_played_for_event_no_reader_loses(
                                                          EventRow.seq == before.events + 1))
     assert stored == {"type": "played_for", "seat": seat, "reason": "ai_failed",
                       "policy": "easy"}
-    earlier, _ = events_after(game_id, None, 0, uow_factory(), limit=before.events)
+    earlier, _ = events_after(game_id, None, 0, UowReads(uow_factory), limit=before.events)
     assert not [e for e in earlier if isinstance(e.event, PlayedFor)]
 
 
@@ -321,7 +321,7 @@ def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
     assert _actions(db, game_id) == [str(expected)]
     nxt = game.state.to_act
     assert recorder.calls == [("human", game_id, nxt, 1, 30.0)]
-    events, _ = events_after(game_id, None, before.events, uow_factory())
+    events, _ = events_after(game_id, None, before.events, UowReads(uow_factory))
     assert [e.event for e in events[:2]] == [PlayedFor(leader, "turn_timeout", "easy"),
                                              Played(leader, expected)]  # type: ignore[arg-type]
     # the same turn again (a duplicate timer) plays nothing
@@ -342,7 +342,7 @@ def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
     assert game is not None and game.version == 2
     assert _actions(db, game_id)[1] == str(PASS)
     events, _ = events_after(game_id, None, _load(uow_factory, game_id).events - 2,
-                             uow_factory())
+                             UowReads(uow_factory))
     assert [e.event for e in events] == [PlayedFor(nxt, "turn_timeout", "pass"), Passed(nxt)]
     assert recorder.calls == [("human", game_id, game.state.to_act, 2, 30.0)]
 
@@ -372,7 +372,7 @@ def test_sweep_resends_stalled_ai_turns_and_overdue_humans_never_finished_games(
     no_limit = _create(uow_factory, (HUMAN,) * 4, recorder, 4)
     over_id = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)),
                       InlineScheduler(uow_factory), 5, rounds=1).game.game_id
-    assert read_game(ReadGame(over_id), uow_factory()).status == "over"
+    assert read_game(ReadGame(over_id), UowReads(uow_factory)).status == "over"
 
     now = datetime.now(timezone.utc)
     long_ago = now - timedelta(hours=2)
@@ -451,7 +451,7 @@ def test_inline_scheduler_plays_an_all_ai_series_without_recursing_per_move(
                               uow_factory(), InlineScheduler(uow_factory))
     finally:
         sys.setrecursionlimit(old)
-    final = read_game(ReadGame(created.game.game_id), uow_factory())
+    final = read_game(ReadGame(created.game.game_id), UowReads(uow_factory))
     assert final.status == "over" and len(final.view.results) == 2
     moves = len(_actions(db, created.game.game_id))
     # a scheduler recursing once per move would need ~4 frames a move: far beyond the limit

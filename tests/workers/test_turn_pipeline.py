@@ -22,7 +22,7 @@ from kombu.transport import sqlalchemy as sqla_transport
 from sqlalchemy import Engine, create_engine, inspect, select, text
 from sqlalchemy.exc import OperationalError
 
-from databases import set_last_move
+from databases import UowReads, set_last_move
 from schedulers import Recorder
 from engine import Played, Rules, View, new_series, observe
 from engine.plays import Action
@@ -405,7 +405,7 @@ def _the_moves(db: Engine, game_id: str) -> list[str]:
 
 
 def _played_for(uow_factory: UowFactory, game_id: str) -> list[PlayedFor]:
-    events, _ = events_after(game_id, None, 0, uow_factory())
+    events, _ = events_after(game_id, None, 0, UowReads(uow_factory))
     return [e.event for e in events if isinstance(e.event, PlayedFor)]
 
 
@@ -428,10 +428,10 @@ def test_an_engine_that_keeps_failing_is_retried_then_the_easy_level_plays(
     assert engine.calls == [(0, "hard")] * 3  # the first attempt and two retries
     assert _the_moves(p.db, game_id) == [str(_easy_lead())]
     assert _played_for(p.uow_factory, game_id) == [PlayedFor(seat, "ai_failed", "easy")]
-    events, _ = events_after(game_id, None, 0, p.uow_factory())
+    events, _ = events_after(game_id, None, 0, UowReads(p.uow_factory))
     kinds = [type(e.event) for e in events]
     assert kinds[kinds.index(PlayedFor) + 1] is Played
-    after = read_game(ReadGame(game_id), p.uow_factory())
+    after = read_game(ReadGame(game_id), UowReads(p.uow_factory))
     assert p.recorder.calls == [("ai", game_id, after.view.to_act, 1, "hard", 0.0)]
     assert len(p.builds) == 1 and p.builds[0][0] is p.app  # one runtime per process
     # the same task delivered again plays nothing and asks no engine
@@ -490,7 +490,7 @@ def test_the_turn_timeout_and_sweep_tasks_call_the_service(
     assert p.run("president.turn_timeout", game_id, seat, 0) == "played"
     assert _played_for(p.uow_factory, game_id) == [PlayedFor(seat, "turn_timeout", "easy")]
     assert p.recorder.calls[-1][:4] == ("human", game_id,
-                                         read_game(ReadGame(game_id), p.uow_factory()).view.to_act,
+                                         read_game(ReadGame(game_id), UowReads(p.uow_factory)).view.to_act,
                                          1)
 
     ai_game, ai_seat = _ai_game(p.uow_factory)
