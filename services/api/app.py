@@ -7,12 +7,14 @@ from typing import Any
 from apiflask import APIFlask
 from apiflask.exceptions import HTTPError
 from flask import Response
+from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 
 from engine.errors import PresidentError
 from services.api import metrics
 from services.api.problems import from_error, problem
 from services.api.routes import v1
+from services import jsoncodec
 from services.api.schemas import StatusOut
 from services.api.web import web
 from services.container import Container
@@ -26,9 +28,23 @@ _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 404: "not_found",
                405: "method_not_allowed", 413: "body_too_large", 415: "unsupported_media_type"}
 
 
+class OrjsonProvider(DefaultJSONProvider):
+    """Flask's JSON with orjson (``services.jsoncodec``) for requests and compact
+    responses; indented output (debug) stays the standard library's."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        if kwargs.get("indent") is not None:
+            return super().dumps(obj, **kwargs)
+        return jsoncodec.dumps(obj, default=self.default)
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return jsoncodec.loads(s)
+
+
 def create_app(container: Container | None = None) -> APIFlask:
     app = APIFlask("president", title="Président game service", version="1.0.0",
                    docs_path="/docs", spec_path="/openapi.json")
+    app.json = OrjsonProvider(app)
     app.config.update(OPENAPI_VERSION="3.1.0", MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
                       VALIDATION_ERROR_STATUS_CODE=400, SECURITY_SCHEMES={
                           "BearerAuth": {"type": "http", "scheme": "bearer",

@@ -8,6 +8,7 @@ configuration is built here, so no alembic.ini is needed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -16,6 +17,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import sessionmaker, Session
 
+from services.jsoncodec import dumps, loads
 from services.settings import setting
 
 DEFAULT_URL = "sqlite:///var/president.db"
@@ -30,7 +32,9 @@ def make_engine(url: str | None = None, *, autocommit: bool = False) -> Engine:
     """An engine for ``url``; with ``autocommit``, one whose connections run each
     statement on its own (``reads.GameReads``: no BEGIN, no ROLLBACK)."""
     url = url or database_url()
-    options = {"isolation_level": "AUTOCOMMIT"} if autocommit else {}
+    options: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": loads}
+    if autocommit:
+        options["isolation_level"] = "AUTOCOMMIT"
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":

@@ -14,7 +14,6 @@ only integer, text and JSON columns are read here.
 
 from __future__ import annotations
 
-import json
 from contextlib import closing
 from typing import Any, Callable, NamedTuple
 
@@ -25,6 +24,7 @@ from engine.events import Event
 from engine.snapshot import event_from_dict, state_from_dict
 from engine.state import State
 from services.domain import Game, PlayedFor, Seat
+from services.jsoncodec import loads
 from services.store.models import EventRow, GameRow, SeatRow
 from services.store.states import STATES
 
@@ -81,7 +81,7 @@ Run = Callable[..., list[Any]]  # run(query, **values) -> rows
 
 def json_value(value: Any) -> Any:
     """psycopg decodes JSON columns itself; sqlite3 hands back their text."""
-    return json.loads(value) if isinstance(value, (str, bytes)) else value
+    return loads(value) if isinstance(value, (str, bytes)) else value
 
 
 def decode_event(payload: dict[str, Any]) -> Event | PlayedFor:
