@@ -10,8 +10,9 @@ from __future__ import annotations
 import base64
 import secrets
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property, partial
 from typing import Callable, Protocol
 
 from engine import (
@@ -53,21 +54,28 @@ class Reads(Protocol):
 
 @dataclass(frozen=True)
 class GameView:
-    """A game as one seat (or a spectator) may see it."""
+    """A game as one seat (``seat``; None: a spectator) may see it. The engine's view is
+    made when first asked for: a caller that has it rendered already, for this game,
+    version and seat, never pays for it."""
 
     game_id: str
     version: int
     status: str
     preset: str
     seats: tuple[Seat, ...]
-    view: View
+    seat: int | None
+    _observe: Callable[[], View] = field(repr=False, compare=False)
     pace_ms: int = 0
     turn_timeout_ms: int | None = None
 
+    @cached_property
+    def view(self) -> View:
+        return self._observe()
+
     @classmethod
     def of(cls, game: Game, seat: int | None, *, history: bool = False) -> GameView:
-        return cls(game.id, game.version, game.status, game.preset, game.seats,
-                   observe(game.state, seat, history=history), game.pace_ms,
+        return cls(game.id, game.version, game.status, game.preset, game.seats, seat,
+                   partial(observe, game.state, seat, history=history), game.pace_ms,
                    game.turn_timeout_ms)
 
 

@@ -1,15 +1,20 @@
-"""Engine values as the API's JSON: one function per shape, no I/O."""
+"""Engine values as the API's JSON: one function per shape, no I/O; a game's JSON is
+rendered once per game, version and seat (``game_response``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from flask import Response, current_app
+
 from engine import (
     PRESETS, ExchangeView, Outcome, RoundResult, Rules, View, cards_of, describe_options,
 )
 from engine.snapshot import event_to_dict
+from services.api.schemas import GameOut
 from services.domain import PlayedFor
 from services.handlers import EventView, GameSummary, GameView
+from services.versioned import VersionedCache
 
 
 def _exchange(e: ExchangeView) -> dict[str, Any]:
@@ -44,6 +49,21 @@ def view_json(v: View) -> dict[str, Any]:
         "results": [_result(r) for r in v.results],
         "legal_actions": [str(a) for a in v.legal_actions], "outcome": _outcome(v.outcome),
     }
+
+
+# A seat's view at a version never changes: its JSON is rendered once per process.
+RENDERED: VersionedCache[tuple[str, int, int | None], bytes] = VersionedCache(4096)
+
+
+def game_response(game: GameView) -> Response:
+    """The game as ``GameOut`` JSON (checked against the schema when first rendered)."""
+    key = (game.game_id, game.version, game.seat)
+    body = RENDERED.get(key)
+    if body is None:
+        checked = GameOut.model_validate(game_json(game)).model_dump(mode="json", by_alias=True)
+        body = f"{current_app.json.dumps(checked)}\n".encode()
+        RENDERED.put(key, body)
+    return Response(body, mimetype="application/json")
 
 
 def game_json(game: GameView) -> dict[str, Any]:

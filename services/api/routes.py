@@ -11,7 +11,9 @@ from typing import Iterator
 from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
-from services.api.render import event_json, game_json, rounds_json, rules_json, summary_json
+from services.api.render import (
+    event_json, game_json, game_response, rounds_json, rules_json, summary_json,
+)
 from services.api.schemas import (
     ActIn, CreatedOut, CreateGameIn, EventsOut, EventsQuery, GameOut, GamesOut, GamesQuery,
     ReplayOut, RoundsOut, RulesOut, problems,
@@ -72,8 +74,9 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
 @v1.output(GameOut)
 @v1.doc(summary="A game: the seat's view with its token, the spectator's view without",
         security=BEARER, responses=problems(400, 401, 404))
-def get_game(game_id: str) -> dict[str, Any]:
-    return game_json(read_game(ReadGame(game_id, _token(required=False)), _services().reads))
+def get_game(game_id: str) -> Response:
+    return game_response(read_game(ReadGame(game_id, _token(required=False)),
+                                   _services().reads))
 
 
 @v1.post("/games/<string:game_id>/actions")
@@ -81,15 +84,15 @@ def get_game(game_id: str) -> dict[str, Any]:
 @v1.output(GameOut)
 @v1.doc(summary="Play cards, pass or give back exchange cards, as the token's seat",
         security=BEARER, responses=problems(400, 401, 404, 409, 413, 422))
-def post_action(game_id: str, json_data: ActIn) -> dict[str, Any]:
+def post_action(game_id: str, json_data: ActIn) -> Response:
     services = _services()
     token = _token(required=True)
     assert token is not None
     key = request.headers.get("Idempotency-Key") or None
     if key is not None and len(key) > 128:
         raise BadRequest("an Idempotency-Key has at most 128 characters")
-    return game_json(act(Act(game_id, token, json_data.action, json_data.version, key),
-                         services.uow(), services.scheduler))
+    return game_response(act(Act(game_id, token, json_data.action, json_data.version, key),
+                             services.uow(), services.scheduler))
 
 
 def _wait_for_events(game_id: str, token: str | None, after: int,

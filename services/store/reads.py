@@ -25,8 +25,8 @@ from engine.snapshot import event_from_dict, state_from_dict
 from engine.state import State
 from services.domain import Game, PlayedFor, Seat
 from services.jsoncodec import loads
+from services.versioned import VersionedCache
 from services.store.models import EventRow, GameRow, SeatRow
-from services.store.states import STATES
 
 
 class Query:
@@ -75,6 +75,10 @@ EVENTS_AFTER = Query(
     select(EventRow.seq, EventRow.version, EventRow.payload)
     .where(EventRow.game_id == bindparam("game_id"), EventRow.seq > bindparam("after"))
     .order_by(EventRow.seq).limit(bindparam("limit")))
+
+# Decoded states by (game id, version), per process: decoding a long series' snapshot is
+# most of the cost of reading a game that is not in here.
+STATES: VersionedCache[tuple[str, int], State] = VersionedCache(2048)
 
 Run = Callable[..., list[Any]]  # run(query, **values) -> rows
 

@@ -13,8 +13,7 @@ from engine.snapshot import event_to_dict, state_to_dict
 from engine.state import LogEntry
 from services.domain import Game, PlayedFor
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
-from services.store.reads import Query, load_events, load_game
-from services.store.states import STATES
+from services.store.reads import STATES, Query, load_events, load_game
 
 
 

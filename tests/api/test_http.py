@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any, Callable
 
@@ -257,3 +258,20 @@ def test_metrics_count_requests_by_route_and_status(client: FlaskClient) -> None
     assert 'president_http_requests_total{method="GET",route="/v1/rules",status="200"}' in text_
     assert 'route="/v1/games/<string:game_id>",status="404"' in text_
     assert "president_http_request_seconds_bucket" in text_
+
+
+def test_a_view_is_rendered_once_per_version_and_seat(client: FlaskClient) -> None:
+    created = new_game(client, seed=21)
+    url = f"/v1/games/{created['game']['game_id']}"
+    to_act = client.get(url).get_json()["view"]["to_act"]
+    actor = bearer(created["tokens"][str(to_act)])
+    first = client.get(url, headers=actor).get_data()
+    assert client.get(url, headers=actor).get_data() == first
+    for seat, token in created["tokens"].items():  # same version, each seat its own view
+        assert client.get(url, headers=bearer(token)).get_json()["view"]["seat"] == int(seat)
+    before = json.loads(first)
+    moved = client.post(f"{url}/actions", json={"action": first_play(before), "version": 0},
+                        headers=actor).get_json()
+    again = client.get(url, headers=actor).get_json()
+    assert again == moved and again["version"] == 1
+    assert len(again["view"]["hand"]) < len(before["view"]["hand"])

@@ -1,0 +1,42 @@
+"""A small LRU cache for what a game's version fixes once and for all.
+
+Every write moves a game's version on, so whatever is derived from (game id, version) —
+the decoded state, a seat's rendered view — never goes stale: a hit is always right, and
+old versions simply age out.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Generic, Hashable, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class VersionedCache(Generic[K, V]):
+    """Least recently used first out; safe to share between a process's threads."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            if len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()

@@ -1,0 +1,65 @@
+"""The read side (services.store.reads): the API's own autocommit reads find what the
+write side stored, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from databases import UowReads
+from schedulers import Recorder
+from services.commands import Act, CreateGame, ReadGame, SeatSpec
+from services.handlers import act, create_game, read_game
+from services.store.reads import STATES, GameReads
+from services.store.uow import UnitOfWork
+from services.versioned import VersionedCache
+
+UowFactory = Callable[[], UnitOfWork]
+
+
+def _played(uow_factory: UowFactory, moves: int) -> tuple[str, int]:
+    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=5),
+                          uow_factory(), Recorder())
+    game_id, tokens = created.game.game_id, created.tokens
+    for version in range(moves):
+        seat = read_game(ReadGame(game_id), UowReads(uow_factory)).view.to_act
+        mine = read_game(ReadGame(game_id, tokens[seat]), UowReads(uow_factory)).view
+        act(Act(game_id, tokens[seat], str(mine.legal_actions[-1]), version), uow_factory(),
+            Recorder())
+    return game_id, moves
+
+
+def test_a_read_finds_the_stored_game_with_or_without_its_decoded_state(
+        uow_factory: UowFactory, reads: GameReads) -> None:
+    game_id, version = _played(uow_factory, 6)
+    with uow_factory() as uow:
+        stored = uow.games.get(game_id)
+    for cached in (True, False):
+        if not cached:
+            STATES.clear()  # the state comes from the stored snapshot this time
+        read = reads.get(game_id)
+        assert read is not None and stored is not None
+        assert (read.version, read.events, read.seats, read.preset) == (
+            version, stored.events, stored.seats, stored.preset)
+        assert read.state == stored.state
+        assert read.seats[0].token_hash is not None  # tokens are checked against these
+    assert reads.get("0" * 32) is None
+
+
+def test_events_after_n_are_the_stored_events_numbered_above_n(
+        uow_factory: UowFactory, reads: GameReads) -> None:
+    game_id, _ = _played(uow_factory, 4)
+    with uow_factory() as uow:
+        every = uow.games.events_after(game_id, 0, 1000)
+    assert [seq for seq, _, _ in every] == list(range(1, len(every) + 1))
+    assert reads.events_after(game_id, 0, 1000) == every
+    assert reads.events_after(game_id, 3, 2) == every[3:5]
+    assert reads.events_after(game_id, len(every), 10) == []
+
+
+def test_the_cache_keeps_the_most_recently_used() -> None:
+    cache: VersionedCache[str, int] = VersionedCache(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1  # a is now the most recently used
+    cache.put("c", 3)
+    assert (cache.get("a"), cache.get("b"), cache.get("c")) == (1, None, 3)
