@@ -36,7 +36,7 @@ class Container:
         reads = GameReads(make_engine(database_url, autocommit=True))
 
         def uow() -> UnitOfWork:
-            return UnitOfWork(sessions)
+            return UnitOfWork(sessions, reads)
 
         if broker_url is None:
             return cls(db=db, uow=uow, scheduler=InlineScheduler(uow),

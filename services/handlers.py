@@ -271,10 +271,9 @@ def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
     events = played if note is None else [note, *played]
     entries = state.log_entries()[read_version:]  # the one entry this action added
     game.state, game.version = state, read_version + len(entries)
+    key = None if idempotency_key is None else (seat, idempotency_key, str(action))
     try:
-        uow.games.save_actions(game, read_version, entries, events)
-        if idempotency_key is not None:
-            uow.games.remember(game.id, seat, idempotency_key, str(action), game.version)
+        uow.games.save_actions(game, read_version, entries, events, key)
         uow.commit()
     except VersionConflict as exc:
         uow.rollback()

@@ -31,9 +31,9 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
 
 
 @pytest.fixture
-def uow_factory(db: Engine) -> Callable[[], UnitOfWork]:
+def uow_factory(db: Engine, reads: GameReads) -> Callable[[], UnitOfWork]:
     sessions = session_factory(db)
-    return lambda: UnitOfWork(sessions)
+    return lambda: UnitOfWork(sessions, reads)
 
 
 @pytest.fixture

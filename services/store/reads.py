@@ -26,7 +26,7 @@ from engine.state import State
 from services.domain import Game, PlayedFor, Seat
 from services.jsoncodec import loads
 from services.versioned import VersionedCache
-from services.store.models import EventRow, GameRow, SeatRow
+from services.store.models import EventRow, GameRow, IdempotencyRow, SeatRow
 
 
 class Query:
@@ -79,6 +79,10 @@ EVENTS_AFTER = Query(
 # Decoded states by (game id, version), per process: decoding a long series' snapshot is
 # most of the cost of reading a game that is not in here.
 STATES: VersionedCache[tuple[str, int], State] = VersionedCache(2048)
+REMEMBERED = Query(
+    select(IdempotencyRow.action, IdempotencyRow.version)
+    .where(IdempotencyRow.game_id == bindparam("game_id"),
+           IdempotencyRow.seat == bindparam("seat"), IdempotencyRow.key == bindparam("key")))
 
 Run = Callable[..., list[Any]]  # run(query, **values) -> rows
 
@@ -119,16 +123,16 @@ def load_events(run: Run, game_id: str, after: int,
 
 
 class GameReads:
-    """Reads outside any unit of work, each on a connection of its own from ``engine``,
-    whose connections are in autocommit mode (``make_engine(url, autocommit=True)``):
-    a read then sends no BEGIN and no ROLLBACK."""
+    """Reads, each on a connection of its own from ``engine``, whose connections are in
+    autocommit mode (``make_engine(url, autocommit=True)``): a read then sends no BEGIN
+    and no ROLLBACK."""
 
     def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+        self.engine = engine
 
     def _run(self, query: Query, **values: Any) -> list[Any]:
-        with closing(self._engine.raw_connection()) as connection:
-            return query.rows(connection, self._engine.dialect, **values)
+        with closing(self.engine.raw_connection()) as connection:
+            return query.rows(connection, self.engine.dialect, **values)
 
     def get(self, game_id: str) -> Game | None:
         return load_game(self._run, game_id)
@@ -136,3 +140,8 @@ class GameReads:
     def events_after(self, game_id: str, after: int,
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
         return load_events(self._run, game_id, after, limit)
+
+    def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
+        """(action text, resulting version) of an earlier action sent with ``key``."""
+        rows = self._run(REMEMBERED, game_id=game_id, seat=seat, key=key)
+        return (rows[0][0], rows[0][1]) if rows else None

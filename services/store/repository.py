@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple, Sequence
 
@@ -13,7 +14,8 @@ from engine.snapshot import event_to_dict, state_to_dict
 from engine.state import LogEntry
 from services.domain import Game, PlayedFor
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
-from services.store.reads import STATES, Query, load_events, load_game
+from services.store.moves import Move, move_in_one_statement
+from services.store.reads import STATES, GameReads
 
 
 
@@ -57,8 +59,14 @@ class VersionConflict(Exception):
 
 
 class GameRepository:
-    def __init__(self, session: Session) -> None:
+    """Writes go through ``session`` (the unit of work's transaction), or on PostgreSQL
+    as one statement of their own (``moves``); reads, which need no transaction (every
+    write is checked against the version read), through ``reads``' autocommit
+    connections."""
+
+    def __init__(self, session: Session, reads: GameReads) -> None:
         self.session = session
+        self.reads = reads
         self._written: list[Game] = []
 
     def add(self, game: Game, events: list[Event]) -> None:
@@ -72,39 +80,57 @@ class GameRepository:
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
                    for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
-        self._add_events(game, 0, events)
+        self._add_events(game, events)
         game.events = len(events)
 
-    def _run(self, query: Query, **values: Any) -> list[Any]:
-        """``query`` on this unit of work's own connection, inside its transaction."""
-        connection = self.session.connection()
-        return query.rows(connection.connection, connection.dialect, **values)
-
     def get(self, game_id: str) -> Game | None:
-        return load_game(self._run, game_id)
+        return self.reads.get(game_id)
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
-                     events: Sequence[Event | PlayedFor]) -> None:
-        """Append ``entries`` to the log and ``events`` to the game's events, and store
-        the new snapshot, if and only if nobody else wrote since ``read_version``
-        (checked inside this transaction)."""
+                     events: Sequence[Event | PlayedFor],
+                     key: tuple[int, str, str] | None = None) -> None:
+        """Append ``entries`` to the log and ``events`` to the game's events, store the
+        new snapshot and remember the Idempotency-Key ``key`` (seat, key, action text),
+        if and only if nobody else wrote since ``read_version``."""
         first_event = game.events
         game.events += len(events)
         now = utcnow()
+        move = Move(
+            game.id, read_version, game.version, game.status, game.events,
+            state_to_dict(game.state), game.state.to_act, _deadline(game, now), now,
+            [{"seq": read_version + offset, "round": entry.round_no, "seat": entry.seat,
+              "action": str(entry.action)} for offset, entry in enumerate(entries, start=1)],
+            [{"seq": first_event + offset,
+              "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
+             for offset, e in enumerate(events, start=1)], key)
+        if self.reads.engine.dialect.name == "postgresql":
+            with closing(self.reads.engine.raw_connection()) as connection:
+                done = move_in_one_statement(connection, move)
+        else:
+            done = self._move_in_transaction(move)
+        if not done:
+            raise VersionConflict(f"game {game.id} moved on from version {read_version}")
+        self._written.append(game)
+
+    def _move_in_transaction(self, move: Move) -> bool:
         connection = self.session.connection()
         done = connection.execute(_MOVE_ON, {
-            "game_id": game.id, "read_version": read_version, "new_version": game.version,
-            "new_status": game.status, "new_events": game.events,
-            "new_snapshot": state_to_dict(game.state), "new_to_act": game.state.to_act,
-            "new_deadline": _deadline(game, now), "now": now})
+            "game_id": move.game_id, "read_version": move.read_version,
+            "new_version": move.version, "new_status": move.status,
+            "new_events": move.events, "new_snapshot": move.snapshot,
+            "new_to_act": move.to_act, "new_deadline": move.turn_deadline, "now": move.now})
         if done.rowcount != 1:
-            raise VersionConflict(f"game {game.id} moved on from version {read_version}")
-        connection.execute(_ADD_ACTIONS, [
-            {"game_id": game.id, "seq": read_version + offset, "round": entry.round_no,
-             "seat": entry.seat, "action": str(entry.action), "created_at": now}
-            for offset, entry in enumerate(entries, start=1)])
-        self._add_events(game, first_event, events)
-        self._written.append(game)
+            return False
+        connection.execute(_ADD_ACTIONS, [{"game_id": move.game_id, "created_at": move.now,
+                                           **a} for a in move.actions])
+        if move.new_events:
+            connection.execute(_ADD_EVENTS, [{"game_id": move.game_id, "version": move.version,
+                                              **e} for e in move.new_events])
+        if move.key is not None:
+            seat, key, action = move.key
+            self.session.add(IdempotencyRow(game_id=move.game_id, seat=seat, key=key,
+                                            action=action, version=move.version))
+        return True
 
     def remember_written(self) -> None:
         """After a commit: the states just written are the ones the next reads will ask
@@ -113,16 +139,15 @@ class GameRepository:
             STATES.put((game.id, game.version), game.state)
         self._written.clear()
 
-    def _add_events(self, game: Game, first: int, events: Sequence[Event | PlayedFor]) -> None:
+    def _add_events(self, game: Game, events: Sequence[Event]) -> None:
         if events:
             self.session.connection().execute(_ADD_EVENTS, [
-                {"game_id": game.id, "seq": first + offset, "version": game.version,
-                 "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
-                for offset, e in enumerate(events, start=1)])
+                {"game_id": game.id, "seq": seq, "version": game.version,
+                 "payload": event_to_dict(e)} for seq, e in enumerate(events, start=1)])
 
     def events_after(self, game_id: str, after: int,
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
-        return load_events(self._run, game_id, after, limit)
+        return self.reads.events_after(game_id, after, limit)
 
     def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
         """Active games waiting on a seat of ``kind`` since before ``since``, oldest
@@ -156,12 +181,7 @@ class GameRepository:
 
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
         """(action text, resulting version) of an earlier action sent with ``key``."""
-        row = self.session.get(IdempotencyRow, (game_id, seat, key))
-        return None if row is None else (row.action, row.version)
-
-    def remember(self, game_id: str, seat: int, key: str, action: str, version: int) -> None:
-        self.session.add(IdempotencyRow(game_id=game_id, seat=seat, key=key, action=action,
-                                        version=version))
+        return self.reads.remembered(game_id, seat, key)
 
     def page(self, status: str | None, limit: int,
              before: tuple[datetime, str] | None) -> list[GameRow]:

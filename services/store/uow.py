@@ -6,18 +6,20 @@ from types import TracebackType
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from services.store.reads import GameReads
 from services.store.repository import GameRepository
 
 
 class UnitOfWork:
     games: GameRepository
 
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
+    def __init__(self, sessions: sessionmaker[Session], reads: GameReads) -> None:
         self._sessions = sessions
+        self._reads = reads
 
     def __enter__(self) -> UnitOfWork:
         self.session = self._sessions()
-        self.games = GameRepository(self.session)
+        self.games = GameRepository(self.session, self._reads)
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

@@ -21,12 +21,13 @@ from services.store.uow import UnitOfWork
 @pytest.fixture
 def client(db: Engine) -> Iterator[FlaskClient]:
     sessions = session_factory(db)
+    reads = GameReads(autocommit_twin(db))
 
     def uow() -> UnitOfWork:
-        return UnitOfWork(sessions)
+        return UnitOfWork(sessions, reads)
 
     app = create_app(Container(db=db, uow=uow, scheduler=InlineScheduler(uow),
-                               engines=AI_ENGINES_BUILT_IN, reads=GameReads(autocommit_twin(db))))
+                               engines=AI_ENGINES_BUILT_IN, reads=reads))
     with app.test_client() as c:
         yield c
 

@@ -24,12 +24,13 @@ PREFLIGHT = {"Access-Control-Request-Method": "POST",
 
 def _client(db: Engine):  # type: ignore[no-untyped-def]
     sessions = session_factory(db)
+    reads = GameReads(autocommit_twin(db))
 
     def uow() -> UnitOfWork:
-        return UnitOfWork(sessions)
+        return UnitOfWork(sessions, reads)
 
     app = create_app(Container(db=db, uow=uow, scheduler=InlineScheduler(uow),
-                               engines=AI_ENGINES_BUILT_IN, reads=GameReads(autocommit_twin(db))))
+                               engines=AI_ENGINES_BUILT_IN, reads=reads))
     return app.test_client()
 
 
