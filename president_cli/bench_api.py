@@ -1,20 +1,27 @@
 """``president bench api``: the REST service under gunicorn on loopback, next to a bare
 Flask "hello" endpoint served the same way in the same run.
 
-Both apps run under gunicorn gthread (2 workers x 4 threads). Client threads with
-keep-alive connections then, for a fixed time each:
+Both apps run under gunicorn gthread (2 workers x 4 threads). Keep-alive connections
+then, for a fixed time each:
 
 - hello: ``GET /hello``;
 - view: ``GET /v1/games/{id}`` with the token of the seat to act, over many games;
-- action: each thread plays its own games with ``POST`` only: it created them with a
-  known seed, so it mirrors each one with the engine locally and always knows the seat to
-  act, its token, a legal action and the version — the load is actions alone.
+- action: ``POST /v1/games/{id}/actions`` only. The bench created the games with known
+  seeds, so it mirrors each one with the engine and knows the seat to act, its token, a
+  legal action and the version — the load is actions alone.
+
+The load comes from wrk, a C load generator, where it is installed: on a small machine
+Python client threads compete with the server for the CPU and cap what they measure.
+For actions wrk replays requests computed before the timed window (one game has at most
+one request in flight), and the server's final versions are checked against the 2xx
+answers wrk counted. Without wrk, Python client threads drive all three.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import math
 import os
 import random
 import re
@@ -41,16 +48,28 @@ RULES = Rules.preset("classic", players=4, rounds=100)
 
 @contextmanager
 def gunicorn(app: str, port: int, env: dict[str, str]) -> Iterator[None]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}", "--workers",
-         str(WORKERS), "--threads", str(THREADS), "--worker-class", "gthread",
-         "--log-level", "warning"], env={**os.environ, **env})
-    try:
-        _wait_up(port)
-        yield
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    """``app`` under gunicorn, once every worker has loaded it."""
+    with tempfile.TemporaryDirectory(prefix="president-bench-ready-") as ready:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
+             "--workers", str(WORKERS), "--threads", str(THREADS), "--worker-class",
+             "gthread", "--log-level", "warning", "-c", "python:president_cli.bench_gunicorn"],
+            env={**os.environ, **env, "PRESIDENT_BENCH_READY_DIR": ready})
+        try:
+            _wait_up(port)
+            _wait_for(lambda: len(os.listdir(ready)) >= WORKERS, "gunicorn's workers")
+            yield
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def _wait_for(condition: Callable[[], bool], what: str, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout_s} s for {what}")
+        time.sleep(0.05)
 
 
 def _wait_up(port: int, timeout_s: float = 30) -> None:
@@ -116,80 +135,176 @@ def _timed(conn: http.client.HTTPConnection, method: str, path: str,
     return time.perf_counter() - started, status, data
 
 
-def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 8,
-              games: int = 64, port: int = 18080) -> dict[str, Any]:
+def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
+              games: int = 128, port: int = 18080, rounds: int = 3) -> dict[str, Any]:
+    """Hello, view and action figures: with wrk, ``rounds`` rounds of the three in turn
+    and the median of each figure (two gunicorn workers share the connections unevenly
+    from one run to the next, so one run alone can be far off); without wrk, one
+    round with Python client threads."""
     tmp = tempfile.mkdtemp(prefix="president-bench-")
     url = database_url or f"sqlite:///{tmp}/bench.db"
     upgrade(make_engine(url))
     env = {"DATABASE_URL": url}
-    with gunicorn("president_cli.hello_app:app", port + 1, env):
-        hello = _load(port + 1, clients, seconds,
-                      lambda conn, rng, k: _timed(conn, "GET", "/hello")[0])
-        hello_wrk = wrk(port + 1, [("/hello", None)], clients, seconds)
-    with gunicorn("services.api.app:create_app()", port, env):
-        setup = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        tables = []
-        for i in range(games):
-            status, created = _call(setup, "POST", "/v1/games", {
-                "preset": "classic", "seats": HUMANS, "rounds": RULES.rounds, "seed": i})
-            assert status == 201, created
-            tables.append((created["game"]["game_id"], created["tokens"]))
-
-        def to_act(conn: http.client.HTTPConnection, game: tuple[str, dict[str, str]]) -> Any:
-            game_id, tokens = game
-            _, public = _call(conn, "GET", f"/v1/games/{game_id}")
-            return tokens[str(public["view"]["to_act"])]
-
-        actors = {g[0]: to_act(setup, g) for g in tables}
-
-        def view_step(conn: http.client.HTTPConnection, rng: random.Random, k: int) -> float:
-            game_id, _ = tables[rng.randrange(len(tables))]
-            took, status, _ = _timed(conn, "GET", f"/v1/games/{game_id}", token=actors[game_id])
-            assert status == 200
-            return took
-
-        mirrors = {game_id: new_series(RULES, seed) for seed, (game_id, _) in enumerate(tables)}
-        versions = dict.fromkeys(mirrors, 0)
-
-        def action_step(conn: http.client.HTTPConnection, rng: random.Random,
-                        k: int) -> float | None:
-            mine = tables[k::clients]  # each thread plays its own games: no conflicts
-            game_id, tokens = mine[rng.randrange(len(mine))]
-            state = mirrors[game_id]
-            if state.is_over:
-                return None
-            legal = generate(state)
-            action = next((a for a in legal if a), legal[0])
-            took, status, data = _timed(conn, "POST", f"/v1/games/{game_id}/actions",
-                                        {"action": str(action), "version": versions[game_id]},
-                                        tokens[str(state.to_act)])
-            assert status == 200, data
-            mirrors[game_id], _ = apply(state, action)
-            versions[game_id] += 1
-            return took
-
-        view = _load(port, clients, seconds, view_step)
-        view_wrk = wrk(port, [(f"/v1/games/{g}", actors[g]) for g, _ in tables], clients,
-                       seconds)
-        action = _load(port, clients, seconds, action_step)
+    use_wrk = shutil.which("wrk") is not None
+    with gunicorn("president_cli.hello_app:app", port + 1, env), \
+            gunicorn("services.api.app:create_app()", port, env):
+        tables = _create_games(port, games)
+        if use_wrk:
+            runs, check = _wrk_rounds(port, tables, clients, seconds, rounds)
+        else:
+            runs, check = _python_round(port, tables, clients, seconds), None
+    hello, view, action = (_median(runs[name]) for name in ("hello", "view", "action"))
     return {
         "database": make_url(url).get_backend_name(),
-        "hello": {"rps": hello["rps"], "p50_ms": hello["p50_ms"], "p99_ms": hello["p99_ms"]},
-        "view": {"rps": view["rps"], "p50_ms": view["p50_ms"], "p99_ms": view["p99_ms"]},
-        "action": {"rps": action["rps"], "p50_ms": action["p50_ms"], "p99_ms": action["p99_ms"]},
+        "hello": hello, "view": view, "action": action,
         "view_vs_hello": round(view["rps"] / hello["rps"], 3),
         "action_vs_hello": round(action["rps"] / hello["rps"], 3),
+        "load_generator": "wrk" if use_wrk else "python threads",
         "server": f"gunicorn gthread {WORKERS} workers x {THREADS} threads",
         "clients": clients,
-        # The same reads driven by wrk, a C load generator, where it is installed: the
-        # Python client threads above cap the bare endpoint well below what it serves.
-        "wrk": None if hello_wrk is None or view_wrk is None else {
-            "hello": hello_wrk, "view": view_wrk,
-            "view_vs_hello": round(view_wrk["rps"] / hello_wrk["rps"], 3)},
+        "games": games,
+        "rounds": {name: [r["rps"] for r in per] for name, per in runs.items()},
+        "action_check": check,  # wrk only: what the server applied vs the 2xx wrk counted
     }
 
 
-WRK_SCRIPT = """
+FIGURES = ("rps", "p50_ms", "p99_ms")
+
+
+def _median(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {k: round(statistics.median(r[k] for r in runs), 3) for k in FIGURES}
+
+
+Table = tuple[str, dict[str, str]]  # game id, token per seat
+
+
+def _create_games(port: int, games: int) -> list[Table]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    tables = []
+    for seed in range(games):
+        status, created = _call(conn, "POST", "/v1/games", {
+            "preset": "classic", "seats": HUMANS, "rounds": RULES.rounds, "seed": seed})
+        assert status == 201, created
+        tables.append((created["game"]["game_id"], created["tokens"]))
+    conn.close()
+    return tables
+
+
+def _actors(port: int, tables: list[Table]) -> dict[str, str]:
+    """The token of the seat to act in each game: views are read as that seat."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    actors = {}
+    for game_id, tokens in tables:
+        _, public = _call(conn, "GET", f"/v1/games/{game_id}")
+        actors[game_id] = tokens[str(public["view"]["to_act"])]
+    conn.close()
+    return actors
+
+
+def _next_action(state: Any) -> Any:
+    legal = generate(state)
+    return next((a for a in legal if a), legal[0])  # a play when there is one
+
+
+def _python_round(port: int, tables: list[Table], clients: int, seconds: float
+                  ) -> dict[str, list[dict[str, float]]]:
+    hello = _load(port + 1, clients, seconds,
+                  lambda conn, rng, k: _timed(conn, "GET", "/hello")[0])
+    actors = _actors(port, tables)
+
+    def view_step(conn: http.client.HTTPConnection, rng: random.Random, k: int) -> float:
+        game_id, _ = tables[rng.randrange(len(tables))]
+        took, status, _ = _timed(conn, "GET", f"/v1/games/{game_id}", token=actors[game_id])
+        assert status == 200
+        return took
+
+    mirrors = {game_id: new_series(RULES, seed) for seed, (game_id, _) in enumerate(tables)}
+    versions = dict.fromkeys(mirrors, 0)
+
+    def action_step(conn: http.client.HTTPConnection, rng: random.Random,
+                    k: int) -> float | None:
+        mine = tables[k::clients]  # each thread plays its own games: no conflicts
+        game_id, tokens = mine[rng.randrange(len(mine))]
+        state = mirrors[game_id]
+        if state.is_over:
+            return None
+        action = _next_action(state)
+        took, status, data = _timed(conn, "POST", f"/v1/games/{game_id}/actions",
+                                    {"action": str(action), "version": versions[game_id]},
+                                    tokens[str(state.to_act)])
+        assert status == 200, data
+        mirrors[game_id], _ = apply(state, action)
+        versions[game_id] += 1
+        return took
+
+    view = _load(port, clients, seconds, view_step)
+    return {"hello": [hello], "view": [view],
+            "action": [_load(port, clients, seconds, action_step)]}
+
+
+# Enough precomputed actions per game that none runs out at this overall rate (a 2-core
+# machine is far below it); a game that does run out just leaves the rotation.
+ACTIONS_PER_S_CEILING = 3000
+
+
+def _wrk_rounds(port: int, tables: list[Table], clients: int, seconds: float, rounds: int
+                ) -> tuple[dict[str, list[dict[str, float]]], dict[str, int]]:
+    actors = _actors(port, tables)
+    views = [(f"/v1/games/{g}", actors[g]) for g, _ in tables]
+    # (a series that ends first bounds the plan: 100 rounds take thousands of actions)
+    per_game = math.ceil(_wrk_seconds(seconds) * ACTIONS_PER_S_CEILING * 1.5 / len(tables))
+    plans = [_plan(seed, tokens, per_game * rounds) for seed, (_, tokens) in enumerate(tables)]
+    versions = dict.fromkeys((g for g, _ in tables), 0)
+    runs: dict[str, list[dict[str, float]]] = {"hello": [], "view": [], "action": []}
+    check = {"answered_2xx": 0, "applied": 0, "in_flight_at_end": 0}
+    for _ in range(rounds):
+        runs["hello"].append(wrk_reads(port + 1, [("/hello", None)], clients, seconds))
+        runs["view"].append(wrk_reads(port, views, clients, seconds))
+        left = [plan[versions[g]:] for (g, _), plan in zip(tables, plans)]
+        figures, acked, in_flight = wrk_actions(port, tables, left, clients, seconds)
+        runs["action"].append(figures)
+        applied = _check_versions(port, versions, acked, in_flight)
+        for name, n in (("answered_2xx", sum(acked.values())), ("applied", applied),
+                        ("in_flight_at_end", len(in_flight))):
+            check[name] += n
+    return runs, check
+
+
+def _plan(seed: int, tokens: dict[str, str], count: int) -> list[tuple[str, str]]:
+    """The first ``count`` requests of the game created with ``seed``: (token, body)."""
+    state, plan = new_series(RULES, seed), []
+    for version in range(count):
+        if state.is_over:
+            break
+        action = _next_action(state)
+        plan.append((tokens[str(state.to_act)],
+                     json.dumps({"action": str(action), "version": version})))
+        state, _ = apply(state, action)
+    return plan
+
+
+def _check_versions(port: int, versions: dict[str, int], acked: dict[str, int],
+                    in_flight: set[str]) -> int:
+    """Each game moved on by the number of 2xx answers wrk got for it, or one more when a
+    request was still in flight as wrk stopped; ``versions`` is brought up to date.
+    The number of actions applied."""
+    time.sleep(1.0)  # a request in flight as wrk stopped may still be being served
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    applied = 0
+    for game_id, count in acked.items():
+        status, game = _call(conn, "GET", f"/v1/games/{game_id}")
+        assert status == 200, game
+        moved = game["version"] - versions[game_id]
+        if not (moved == count or (moved == count + 1 and game_id in in_flight)):
+            raise RuntimeError(f"game {game_id}: moved on by {moved} on the server after "
+                               f"{count} action(s) answered 2xx")
+        versions[game_id] = game["version"]
+        applied += moved
+    conn.close()
+    return applied
+
+
+WRK_READS = """
 local requests, i = {}, 0
 init = function(args)
   for n = 1, #args, 2 do
@@ -204,39 +319,146 @@ request = function()
 end
 """
 
+# args: the plan file (lines "index TAB game TAB token TAB body"), the number of threads.
+# Each wrk thread plays its own share of the games, each with at most one request in
+# flight: request() takes the game at the head of a FIFO of free games (round robin, so
+# the games advance evenly), response() finds the game id in the body and queues the game
+# again. wrk calls request() once before the run to check it and never sends that one:
+# the game it took just sits out (its version stays at what wrk counted).
+WRK_ACTIONS = r"""
+local threads = {}
+setup = function(thread)
+  threads[#threads + 1] = thread
+  thread:set("id", #threads)
+end
 
-def wrk(port: int, targets: list[tuple[str, str | None]], connections: int,
-        seconds: float) -> dict[str, float] | None:
-    """GET the (path, token) targets in turn with wrk, if installed: requests/s, p50, p99."""
-    if shutil.which("wrk") is None:
-        return None
-    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-        script.write(WRK_SCRIPT)
-        script.flush()
-        args = [x for path, token in targets for x in (path, token or "-")]
+local plans, queue, head, tail = {}, {}, 1, 0
+local function push(game) tail = tail + 1; queue[tail] = game end
+local function pop()
+  if head > tail then return nil end
+  local game = queue[head]; queue[head] = nil; head = head + 1
+  return game
+end
+
+init = function(args)
+  acked, busy, bad, exhausted, starved = {}, {}, 0, 0, 0
+  for line in io.lines(args[1]) do
+    local n, game, token, body = line:match("^(%d+)\t(%x+)\t(%S+)\t(.*)$")
+    if tonumber(n) % tonumber(args[2]) == id - 1 then
+      if not plans[game] then plans[game], acked[game], busy[game] = {}, 0, false; push(game) end
+      local plan = plans[game]
+      plan[#plan + 1] = wrk.format("POST", "/v1/games/" .. game .. "/actions",
+        {["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json"}, body)
+    end
+  end
+end
+
+request = function()
+  local game = pop()
+  if not game then  -- every game is in flight, ran out or failed: the figure is void
+    starved = starved + 1
+    wrk.thread:stop()
+    return wrk.format("GET", "/healthz")
+  end
+  busy[game] = true
+  return plans[game][acked[game] + 1]
+end
+
+response = function(status, headers, body)
+  local game = body:match('"game_id"%s*:%s*"(%x+)"')
+  if status < 200 or status > 299 or not busy[game] then
+    bad = bad + 1
+    if bad == 1 then io.write(("actions-refused %d %s\n"):format(status, body:sub(1, 300))) end
+    return
+  end
+  busy[game], acked[game] = false, acked[game] + 1
+  if acked[game] < #plans[game] then push(game) else exhausted = exhausted + 1 end
+end
+
+done = function(summary, latency, requests)
+  for _, thread in ipairs(threads) do
+    io.write(("actions-thread bad=%d exhausted=%d starved=%d\n"):format(
+      thread:get("bad"), thread:get("exhausted"), thread:get("starved")))
+    local busy = thread:get("busy")
+    for game, count in pairs(thread:get("acked")) do
+      io.write(("actions-game %s %d %d\n"):format(game, count, busy[game] and 1 or 0))
+    end
+  end
+end
+"""
+
+
+def _wrk_seconds(seconds: float) -> int:
+    return max(1, round(seconds))  # wrk takes whole seconds
+
+
+def _run_wrk(port: int, script: str, args: list[str], connections: int,
+             seconds: float) -> tuple[dict[str, float], str]:
+    """Run wrk with a Lua script: requests/s, p50, p99, and its whole output."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as lua:
+        lua.write(script)
+        lua.flush()
+        threads = min(2, connections)  # wrk needs a connection per thread at least
         out = subprocess.run(
-            ["wrk", "-t2", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency",
-             "-s", script.name, f"http://127.0.0.1:{port}", "--", *args],
+            ["wrk", f"-t{threads}", f"-c{connections}", f"-d{_wrk_seconds(seconds)}s",
+             "--latency", "-s", lua.name, f"http://127.0.0.1:{port}", "--", *args],
             capture_output=True, text=True, check=True).stdout
     if "Non-2xx" in out:
-        raise RuntimeError(f"wrk got errors:\n{out}")
+        raise RuntimeError(f"wrk got errors:\n{_brief(out)}")
     units = {"us": 0.001, "ms": 1.0, "s": 1000.0}
     latency = {q: float(v) * units[u] for q, v, u in
                re.findall(r"^\s+(50|99)(?:\.0+)?%\s+([\d.]+)(us|ms|s)$", out, re.M)}
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    return {"rps": rps, "p50_ms": latency.get("50", 0.0), "p99_ms": latency.get("99", 0.0)}
+    return {"rps": rps, "p50_ms": latency.get("50", 0.0), "p99_ms": latency.get("99", 0.0)}, out
+
+
+def _brief(out: str) -> str:
+    return re.sub(r"^actions-game .*\n", "", out, flags=re.M)  # not a line per game
+
+
+def wrk_reads(port: int, targets: list[tuple[str, str | None]], connections: int,
+              seconds: float) -> dict[str, float]:
+    """GET the (path, token) targets in turn with wrk: requests/s, p50, p99."""
+    args = [x for path, token in targets for x in (path, token or "-")]
+    return _run_wrk(port, WRK_READS, args, connections, seconds)[0]
+
+
+def wrk_actions(port: int, tables: list[Table], plans: list[list[tuple[str, str]]],
+                connections: int, seconds: float
+                ) -> tuple[dict[str, float], dict[str, int], set[str]]:
+    """Replay the planned actions with wrk: the figures, the 2xx answers per game and the
+    games with a request still in flight at the end."""
+    with tempfile.NamedTemporaryFile("w", suffix=".tsv") as data:
+        for n, ((game_id, _), plan) in enumerate(zip(tables, plans)):
+            data.writelines(f"{n}\t{game_id}\t{token}\t{body}\n" for token, body in plan)
+        data.flush()
+        figures, out = _run_wrk(port, WRK_ACTIONS, [data.name, str(min(2, connections))],
+                                connections, seconds)
+    faults = [tuple(map(int, m)) for m in
+              re.findall(r"^actions-thread bad=(\d+) exhausted=\d+ starved=(\d+)$", out, re.M)]
+    if any(bad or starved for bad, starved in faults):
+        raise RuntimeError(f"wrk actions failed or ran out of planned requests:\n{_brief(out)}")
+    games = re.findall(r"^actions-game (\w+) (\d+) ([01])$", out, re.M)
+    assert sorted(g for g, _, _ in games) == sorted(g for g, _ in tables), out
+    return (figures, {g: int(count) for g, count, _ in games},
+            {g for g, _, busy in games if busy == "1"})
 
 
 def format_api(r: dict[str, Any]) -> str:
-    lines = [f"database: {r['database']}; {r['server']}; {r['clients']} client threads",
-             f"{'endpoint':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}"]
+    lines = [f"database: {r['database']}; {r['server']}; load: {r['load_generator']}, "
+             f"{r['clients']} connections",
+             f"{'endpoint':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}   req/s of each round "
+             f"(the figures are medians)"]
     for name in ("hello", "view", "action"):
         x = r[name]
-        lines.append(f"{name:<8} {x['rps']:>9.1f} {x['p50_ms']:>8.2f} {x['p99_ms']:>8.2f}")
+        each = ", ".join(f"{rps:.0f}" for rps in r["rounds"][name])
+        lines.append(f"{name:<8} {x['rps']:>9.1f} {x['p50_ms']:>8.2f} {x['p99_ms']:>8.2f}   "
+                     f"{each}")
     lines.append(f"view / hello: {r['view_vs_hello']:.0%}; action / hello: "
                  f"{r['action_vs_hello']:.0%}")
-    if r["wrk"]:
-        w = r["wrk"]
-        lines.append(f"with wrk: hello {w['hello']['rps']:.1f} req/s, view "
-                     f"{w['view']['rps']:.1f} req/s: view / hello {w['view_vs_hello']:.0%}")
+    if r["action_check"]:
+        c = r["action_check"]
+        lines.append(f"actions checked: {c['applied']} applied by the server for "
+                     f"{c['answered_2xx']} answered 2xx ({c['in_flight_at_end']} in flight "
+                     f"at the end), none refused")
     return "\n".join(lines)

@@ -181,7 +181,8 @@ def _db_upgrade(args: argparse.Namespace) -> int:
 def _bench_api(args: argparse.Namespace) -> int:
     from president_cli.bench_api import bench_api, format_api
 
-    report = bench_api(args.database_url, seconds=args.seconds, clients=args.clients)
+    report = bench_api(args.database_url, seconds=args.seconds, clients=args.clients,
+                       rounds=args.rounds)
     print(json.dumps(report, indent=2) if args.json else format_api(report))
     return 0
 
@@ -243,7 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
     api_bench.add_argument("--database-url", default=None,
                            help="a SQLAlchemy URL; default: a temporary SQLite file")
     api_bench.add_argument("--seconds", type=float, default=5.0, help="per measurement")
-    api_bench.add_argument("--clients", type=int, default=8, help="client threads")
+    api_bench.add_argument("--rounds", type=int, default=3,
+                           help="rounds of hello, view, action (with wrk; medians)")
+    api_bench.add_argument("--clients", type=int, default=32,
+                           help="keep-alive connections (client threads without wrk)")
     api_bench.add_argument("--json", action="store_true", help="print JSON")
     api_bench.set_defaults(func=_bench_api)
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from engine import PRESETS, Rules
 from president_cli.main import main
 
@@ -59,14 +61,26 @@ def test_db_upgrade_migrates_the_given_database(tmp_path: Path, capsys: object) 
     assert "newest migration" in capsys.readouterr().out  # type: ignore[attr-defined]
 
 
-def test_bench_api_json_compares_the_service_with_a_bare_endpoint(capsys: object) -> None:
-    assert main(["bench", "api", "--seconds", "0.3", "--clients", "2", "--json"]) == 0
+@pytest.mark.parametrize("load_generator", ["wrk", "python threads"])
+def test_bench_api_json_compares_the_service_with_a_bare_endpoint(
+        load_generator: str, monkeypatch: pytest.MonkeyPatch, capsys: object) -> None:
+    if load_generator == "wrk" and not shutil.which("wrk"):
+        pytest.skip("wrk is not installed")
+    if load_generator == "python threads":  # as on a machine without wrk
+        monkeypatch.setattr("president_cli.bench_api.shutil.which", lambda name: None)
+    assert main(["bench", "api", "--seconds", "0.3", "--clients", "2", "--rounds", "2",
+                 "--json"]) == 0
     report = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
-    assert report["database"] == "sqlite"
+    assert report["database"] == "sqlite" and report["load_generator"] == load_generator
+    rounds = 2 if load_generator == "wrk" else 1  # the second one goes on from the first
+    assert {name: len(rps) for name, rps in report["rounds"].items()} == dict.fromkeys(
+        ("hello", "view", "action"), rounds)
     for name in ("hello", "view", "action"):
         assert report[name]["rps"] > 0 and report[name]["p99_ms"] >= report[name]["p50_ms"] > 0
-    if shutil.which("wrk"):  # the same reads under a C load generator
-        for name in ("hello", "view"):
-            assert report["wrk"][name]["rps"] > 0 and report["wrk"][name]["p50_ms"] > 0
+    assert report["action_vs_hello"] == round(report["action"]["rps"] / report["hello"]["rps"], 3)
+    check = report["action_check"]
+    if load_generator == "wrk":  # every action wrk saw answered 2xx is on the server
+        assert check["answered_2xx"] > 0
+        assert 0 <= check["applied"] - check["answered_2xx"] <= check["in_flight_at_end"]
     else:
-        assert report["wrk"] is None
+        assert check is None
