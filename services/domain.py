@@ -28,10 +28,10 @@ class Seat:
     engine: str | None = None  # the AI engine's configured name
     token_hash: str | None = field(default=None, repr=False)
 
-    def accepts(self, token: str) -> bool:
-        """Constant-time comparison of a presented token with the stored hash."""
+    def accepts(self, token_hash: str) -> bool:
+        """Constant-time comparison of a presented token's hash with the stored one."""
         return self.token_hash is not None and hmac.compare_digest(self.token_hash,
-                                                                   hash_token(token))
+                                                                   token_hash)
 
 
 @dataclass
@@ -55,9 +55,9 @@ class Game:
 
     def seat_of(self, token: str) -> Seat | None:
         # every seat is compared, so the time taken does not tell which one matched
-        found = None
+        found, presented = None, hash_token(token)
         for seat in self.seats:
-            if seat.accepts(token):
+            if seat.accepts(presented):
                 found = seat
         return found
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import closing
 from datetime import datetime, timedelta, timezone
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from sqlalchemy import Select, and_, bindparam, insert, or_, select, update
 from sqlalchemy.orm import Session
@@ -64,10 +64,14 @@ class GameRepository:
     write is checked against the version read), through ``reads``' autocommit
     connections."""
 
-    def __init__(self, session: Session, reads: GameReads) -> None:
-        self.session = session
+    def __init__(self, session: Callable[[], Session], reads: GameReads) -> None:
+        self._session = session
         self.reads = reads
         self._written: list[Game] = []
+
+    @property
+    def session(self) -> Session:
+        return self._session()
 
     def add(self, game: Game, events: list[Event]) -> None:
         now = utcnow()  # one moment: the deadline counts from the stored last move

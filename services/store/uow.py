@@ -1,4 +1,5 @@
-"""The unit of work: one transaction around one service call (cosmicpython)."""
+"""The unit of work: one transaction around one service call (cosmicpython). A move on
+PostgreSQL is one statement, atomic by itself (``moves``), and needs no more."""
 
 from __future__ import annotations
 
@@ -18,18 +19,28 @@ class UnitOfWork:
         self._reads = reads
 
     def __enter__(self) -> UnitOfWork:
-        self.session = self._sessions()
-        self.games = GameRepository(self.session, self._reads)
+        self._session: Session | None = None
+        self.games = GameRepository(lambda: self.session, self._reads)
         return self
+
+    @property
+    def session(self) -> Session:
+        """Opened when first needed: reads, and a move on PostgreSQL, need none."""
+        if self._session is None:
+            self._session = self._sessions()
+        return self._session
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.rollback()  # whatever was not committed explicitly is undone
-        self.session.close()
+        if self._session is not None:
+            self._session.close()
 
     def commit(self) -> None:
-        self.session.commit()
+        if self._session is not None:
+            self._session.commit()
         self.games.remember_written()
 
     def rollback(self) -> None:
-        self.session.rollback()
+        if self._session is not None:
+            self._session.rollback()
