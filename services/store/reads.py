@@ -69,6 +69,8 @@ GAME_AND_SEATS = Query(
            SeatRow.token_hash)
     .join(SeatRow, SeatRow.game_id == GameRow.id)
     .where(GameRow.id == bindparam("game_id")).order_by(SeatRow.seat))
+VERSION = Query(select(GameRow.version, GameRow.events)
+                .where(GameRow.id == bindparam("game_id")))
 SNAPSHOT = Query(select(GameRow.version, GameRow.events, GameRow.snapshot)
                  .where(GameRow.id == bindparam("game_id")))
 EVENTS_AFTER = Query(
@@ -98,21 +100,44 @@ def decode_event(payload: dict[str, Any]) -> Event | PlayedFor:
     return event_from_dict(payload)
 
 
+class Seating(NamedTuple):
+    """What a game is created with and keeps: its preset, seats and pace."""
+
+    preset: str
+    seats: tuple[Seat, ...]
+    pace_ms: int
+    turn_timeout_ms: int | None
+
+
+SEATINGS: VersionedCache[str, Seating] = VersionedCache(8192)
+
+
 def load_game(run: Run, game_id: str) -> Game | None:
-    """The game with its state: one query when the state at its version is decoded
-    already (``STATES``), two when not."""
-    rows = run(GAME_AND_SEATS, game_id=game_id)
-    if not rows:
-        return None
-    preset, version, events, pace_ms, turn_timeout_ms = rows[0][:5]
+    """The game with its state. Usually one small query, for the version: the seating
+    never changes, and the state at a version is usually decoded already (``STATES``);
+    the game's row and seats, or its snapshot, are read when not."""
+    seating = SEATINGS.get(game_id)
+    if seating is None:
+        rows = run(GAME_AND_SEATS, game_id=game_id)
+        if not rows:
+            return None
+        preset, version, events, pace_ms, turn_timeout_ms = rows[0][:5]
+        seating = Seating(preset, tuple(Seat(seat, kind, engine, token_hash)
+                                        for *_, seat, kind, engine, token_hash in rows),
+                          pace_ms, turn_timeout_ms)
+        SEATINGS.put(game_id, seating)
+    else:
+        rows = run(VERSION, game_id=game_id)
+        if not rows:
+            return None
+        version, events = rows[0]
     state: State | None = STATES.get((game_id, version))
     if state is None:  # read with its own version: a writer may have moved on since
         version, events, snapshot = run(SNAPSHOT, game_id=game_id)[0]
         state = state_from_dict(json_value(snapshot))
         STATES.put((game_id, version), state)
-    seats = tuple(Seat(seat, kind, engine, token_hash)
-                  for *_, seat, kind, engine, token_hash in rows)
-    return Game(game_id, preset, seats, state, version, events, pace_ms, turn_timeout_ms)
+    return Game(game_id, seating.preset, seating.seats, state, version, events,
+                seating.pace_ms, seating.turn_timeout_ms)
 
 
 def load_events(run: Run, game_id: str, after: int,

@@ -9,7 +9,7 @@ from databases import UowReads
 from schedulers import Recorder
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.handlers import act, create_game, read_game
-from services.store.reads import STATES, GameReads
+from services.store.reads import SEATINGS, STATES, GameReads
 from services.store.uow import UnitOfWork
 from services.versioned import VersionedCache
 
@@ -34,8 +34,9 @@ def test_a_read_finds_the_stored_game_with_or_without_its_decoded_state(
     with uow_factory() as uow:
         stored = uow.games.get(game_id)
     for cached in (True, False):
-        if not cached:
-            STATES.clear()  # the state comes from the stored snapshot this time
+        if not cached:  # the seats, the state from the stored row and snapshot this time
+            STATES.clear()
+            SEATINGS.clear()
         read = reads.get(game_id)
         assert read is not None and stored is not None
         assert (read.version, read.events, read.seats, read.preset) == (
