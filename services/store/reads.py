@@ -17,16 +17,17 @@ from __future__ import annotations
 from contextlib import closing
 from typing import Any, Callable, NamedTuple
 
-from sqlalchemy import Engine, Select, bindparam, select
+from sqlalchemy import Engine, Select, and_, bindparam, select
 from sqlalchemy.engine.interfaces import DBAPIConnection, Dialect
 
+from engine import apply, parse_action
 from engine.events import Event
 from engine.snapshot import event_from_dict, state_from_dict
 from engine.state import State
 from services.domain import Game, PlayedFor, Seat
 from services.jsoncodec import loads
 from services.versioned import VersionedCache
-from services.store.models import EventRow, GameRow, IdempotencyRow, SeatRow
+from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow
 
 
 class Query:
@@ -69,8 +70,17 @@ GAME_AND_SEATS = Query(
            SeatRow.token_hash)
     .join(SeatRow, SeatRow.game_id == GameRow.id)
     .where(GameRow.id == bindparam("game_id")).order_by(SeatRow.seat))
-VERSION = Query(select(GameRow.version, GameRow.events)
-                .where(GameRow.id == bindparam("game_id")))
+ACTIONS_BETWEEN = Query(
+    select(ActionRow.action)
+    .where(ActionRow.game_id == bindparam("game_id"), ActionRow.seq > bindparam("after"),
+           ActionRow.seq <= bindparam("upto")).order_by(ActionRow.seq))
+NOTHING = 2**31 - 1  # a version no game reaches: no actions to catch up with
+CATCH_UP = Query(  # the version, and the actions after the one known (at most ``limit``)
+    select(GameRow.version, GameRow.events, ActionRow.action)
+    .outerjoin(ActionRow, and_(ActionRow.game_id == GameRow.id,
+                               ActionRow.seq > bindparam("known")))
+    .where(GameRow.id == bindparam("game_id")).order_by(ActionRow.seq)
+    .limit(bindparam("limit")))
 SNAPSHOT = Query(select(GameRow.version, GameRow.events, GameRow.snapshot)
                  .where(GameRow.id == bindparam("game_id")))
 EVENTS_AFTER = Query(
@@ -78,9 +88,17 @@ EVENTS_AFTER = Query(
     .where(EventRow.game_id == bindparam("game_id"), EventRow.seq > bindparam("after"))
     .order_by(EventRow.seq).limit(bindparam("limit")))
 
-# Decoded states by (game id, version), per process: decoding a long series' snapshot is
-# most of the cost of reading a game that is not in here.
-STATES: VersionedCache[tuple[str, int], State] = VersionedCache(2048)
+# The newest state this process has seen of each game, with its version: a read brings it
+# up to date by replaying the few actions since (another process may have played them),
+# much cheaper than decoding the stored snapshot, which is read only when the gap is wide.
+STATES: VersionedCache[str, tuple[int, State]] = VersionedCache(4096)
+REPLAY_AT_MOST = 32
+
+
+def remember_state(game_id: str, version: int, state: State) -> None:
+    known = STATES.get(game_id)
+    if known is None or known[0] < version:
+        STATES.put(game_id, (version, state))
 REMEMBERED = Query(
     select(IdempotencyRow.action, IdempotencyRow.version)
     .where(IdempotencyRow.game_id == bindparam("game_id"),
@@ -113,10 +131,11 @@ SEATINGS: VersionedCache[str, Seating] = VersionedCache(8192)
 
 
 def load_game(run: Run, game_id: str) -> Game | None:
-    """The game with its state. Usually one small query, for the version: the seating
-    never changes, and the state at a version is usually decoded already (``STATES``);
-    the game's row and seats, or its snapshot, are read when not."""
-    seating = SEATINGS.get(game_id)
+    """The game with its state. Usually one small query: the seating never changes, and
+    the newest state known here is brought up to date with the actions since (read in
+    the same query); the stored snapshot is read when no state is known or the gap is
+    wide."""
+    seating, known = SEATINGS.get(game_id), STATES.get(game_id)
     if seating is None:
         rows = run(GAME_AND_SEATS, game_id=game_id)
         if not rows:
@@ -126,18 +145,34 @@ def load_game(run: Run, game_id: str) -> Game | None:
                                         for *_, seat, kind, engine, token_hash in rows),
                           pace_ms, turn_timeout_ms)
         SEATINGS.put(game_id, seating)
+        since = [] if known is None else [a for (a,) in run(
+            ACTIONS_BETWEEN, game_id=game_id, after=known[0], upto=version)]
     else:
-        rows = run(VERSION, game_id=game_id)
+        rows = run(CATCH_UP, game_id=game_id, known=NOTHING if known is None else known[0],
+                   limit=REPLAY_AT_MOST + 1)
         if not rows:
             return None
-        version, events = rows[0]
-    state: State | None = STATES.get((game_id, version))
+        version, events = rows[0][:2]
+        since = [action for *_, action in rows if action is not None]
+    state = _brought_up_to(known, version, since)
     if state is None:  # read with its own version: a writer may have moved on since
         version, events, snapshot = run(SNAPSHOT, game_id=game_id)[0]
         state = state_from_dict(json_value(snapshot))
-        STATES.put((game_id, version), state)
+    remember_state(game_id, version, state)
     return Game(game_id, seating.preset, seating.seats, state, version, events,
                 seating.pace_ms, seating.turn_timeout_ms)
+
+
+def _brought_up_to(known: tuple[int, State] | None, version: int,
+                   since: list[str]) -> State | None:
+    """The known state with the actions ``since`` applied, if they take it exactly to
+    ``version``."""
+    if known is None or known[0] + len(since) != version or len(since) > REPLAY_AT_MOST:
+        return None
+    state = known[1]
+    for action in since:
+        state, _ = apply(state, parse_action(action))
+    return state
 
 
 def load_events(run: Run, game_id: str, after: int,

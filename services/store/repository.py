@@ -15,7 +15,7 @@ from engine.state import LogEntry
 from services.domain import Game, PlayedFor
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
 from services.store.moves import Move, move_in_one_statement
-from services.store.reads import STATES, GameReads
+from services.store.reads import GameReads, remember_state
 
 
 
@@ -140,7 +140,7 @@ class GameRepository:
         """After a commit: the states just written are the ones the next reads will ask
         for, so keep them decoded."""
         for game in self._written:
-            STATES.put((game.id, game.version), game.state)
+            remember_state(game.id, game.version, game.state)
         self._written.clear()
 
     def _add_events(self, game: Game, events: Sequence[Event]) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+import pytest
+
 from databases import UowReads
 from schedulers import Recorder
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
@@ -19,13 +21,21 @@ UowFactory = Callable[[], UnitOfWork]
 def _played(uow_factory: UowFactory, moves: int) -> tuple[str, int]:
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=5),
                           uow_factory(), Recorder())
-    game_id, tokens = created.game.game_id, created.tokens
-    for version in range(moves):
+    TOKENS[created.game.game_id] = created.tokens
+    return created.game.game_id, _play_on(uow_factory, created.game.game_id, 0, moves)
+
+
+TOKENS: dict[str, dict[int, str]] = {}
+
+
+def _play_on(uow_factory: UowFactory, game_id: str, version: int, moves: int) -> int:
+    tokens = TOKENS[game_id]
+    for version in range(version, version + moves):
         seat = read_game(ReadGame(game_id), UowReads(uow_factory)).view.to_act
         mine = read_game(ReadGame(game_id, tokens[seat]), UowReads(uow_factory)).view
         act(Act(game_id, tokens[seat], str(mine.legal_actions[-1]), version), uow_factory(),
             Recorder())
-    return game_id, moves
+    return version + 1
 
 
 def test_a_read_finds_the_stored_game_with_or_without_its_decoded_state(
@@ -64,3 +74,21 @@ def test_the_cache_keeps_the_most_recently_used() -> None:
     assert cache.get("a") == 1  # a is now the most recently used
     cache.put("c", 3)
     assert (cache.get("a"), cache.get("b"), cache.get("c")) == (1, None, 3)
+
+
+@pytest.mark.parametrize("replay_at_most", [32, 2])  # a short gap replayed; a wide one not
+def test_a_process_behind_catches_up_with_the_moves_made_elsewhere(
+        uow_factory: UowFactory, reads: GameReads, monkeypatch: pytest.MonkeyPatch,
+        replay_at_most: int) -> None:
+    monkeypatch.setattr("services.store.reads.REPLAY_AT_MOST", replay_at_most)
+    game_id, _ = _played(uow_factory, 3)
+    behind = reads.get(game_id)
+    assert behind is not None and behind.version == 3
+    _play_on(uow_factory, game_id, 3, 4)
+    STATES.put(game_id, (3, behind.state))  # as another process left it: 4 moves behind
+    caught_up = reads.get(game_id)
+    STATES.clear()
+    stored = reads.get(game_id)  # from the stored snapshot
+    assert caught_up is not None and stored is not None
+    assert caught_up.version == stored.version == 7
+    assert caught_up.state == stored.state and caught_up.events == stored.events
