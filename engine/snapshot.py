@@ -8,9 +8,9 @@ the layout does.
 
 from __future__ import annotations
 
-from typing import Any
-
 from dataclasses import fields
+from itertools import groupby
+from typing import Any, Iterable
 
 from engine.cards import parse_cards
 from engine.events import (
@@ -61,8 +61,11 @@ def _play(text: str) -> Play:
     return play
 
 
-def state_to_dict(state: State) -> dict[str, Any]:
-    return {
+def state_to_dict(state: State, *, past_logs: bool = True) -> dict[str, Any]:
+    """``past_logs=False`` leaves out the earlier rounds' logs: a store that keeps the
+    action log elsewhere then writes the same amount per move all through a series (not
+    the whole log again each time); ``state_from_dict`` takes them back separately."""
+    data = {
         "version": SNAPSHOT_VERSION,
         "rules": state.rules.to_dict(), "seed": state.seed, "round": state.round_no,
         "phase": state.phase.value, "hands": list(state.hands), "to_act": state.to_act,
@@ -73,13 +76,24 @@ def state_to_dict(state: State) -> dict[str, Any]:
         "scores": list(state.scores), "pending": [list(p) for p in state.pending],
         "exchanges": [_exchange_to(e) for e in state.exchanges],
         "results": [_result_to(r) for r in state.results], "log": _log_to(state.log),
-        "past_logs": [_log_to(log) for log in state.past_logs], "leader": state.leader,
+        "leader": state.leader,
     }
+    if past_logs:
+        data["past_logs"] = [_log_to(log) for log in state.past_logs]
+    return data
 
 
-def state_from_dict(d: dict[str, Any]) -> State:
+def state_from_dict(d: dict[str, Any], past_logs: Iterable[LogEntry] | None = None) -> State:
+    """The state ``d`` holds; ``past_logs``: the entries of the rounds before its round,
+    oldest first, when ``d`` was written without them."""
     if d.get("version") != SNAPSHOT_VERSION:
         raise ValueError(f"snapshot version {d.get('version')!r}, expected {SNAPSHOT_VERSION}")
+    if "past_logs" in d:
+        past = tuple(_log_from(log) for log in d["past_logs"])
+    elif past_logs is not None:
+        past = round_logs(past_logs)
+    else:
+        raise ValueError("this snapshot leaves the earlier rounds' logs out: pass past_logs")
     return State(
         rules=Rules.from_dict(d["rules"]), seed=d["seed"], round_no=d["round"],
         phase=Phase(d["phase"]), hands=tuple(d["hands"]), to_act=d["to_act"],
@@ -90,7 +104,12 @@ def state_from_dict(d: dict[str, Any]) -> State:
         scores=tuple(d["scores"]), pending=tuple((g, r, c) for g, r, c in d["pending"]),
         exchanges=tuple(_exchange_from(e) for e in d["exchanges"]),
         results=tuple(_result_from(r) for r in d["results"]), log=_log_from(d["log"]),
-        past_logs=tuple(_log_from(log) for log in d["past_logs"]), leader=d["leader"])
+        past_logs=past, leader=d["leader"])
+
+
+def round_logs(entries: Iterable[LogEntry]) -> tuple[RoundLog, ...]:
+    """Log entries, oldest first, as one log per round."""
+    return tuple(tuple(log) for _, log in groupby(entries, key=lambda e: e.round_no))
 
 
 # --- events -----------------------------------------------------------------------------

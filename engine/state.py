@@ -98,3 +98,15 @@ class State(NamedTuple):
     def log_entries(self) -> list[LogEntry]:
         """Every action of the series with its round and seat, oldest first."""
         return [entry for log in (*self.past_logs, self.log) for entry in log]
+
+    def entries_after(self, count: int) -> list[LogEntry]:
+        """The log entries after the first ``count``, oldest first, walking back from the
+        newest (what a move just added, without going through a long series' log)."""
+        newest: list[LogEntry] = []
+        total = len(self.log) + sum(len(log) for log in self.past_logs)
+        for log in (self.log, *reversed(self.past_logs)):
+            if total - len(newest) <= count:
+                break
+            wanted = total - count - len(newest)
+            newest[:0] = log[-wanted:] if wanted < len(log) else log
+        return newest

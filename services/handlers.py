@@ -236,10 +236,13 @@ def round_events(game_id: str, token: str | None, round_no: int,
 
 
 def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:
-    """(the stored snapshot, the state rebuilt from seed + action log): equal when sound."""
+    """(the stored snapshot, the state rebuilt from seed + action log up to the
+    snapshot's version): equal when sound. The snapshot is read and decoded here, never
+    taken from a process's cache."""
     with uow:
         game = _load(uow, game_id)
-        return game.state, _replay_log(uow, game)
+        version, stored = _found_state(uow.games.stored_state(game_id), game_id)
+        return stored, _replay_log(uow, game, version)
 
 
 def _replay_log(uow: UnitOfWork, game: Game, version: int | None = None) -> State:
@@ -269,7 +272,7 @@ def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
     read_version = game.version
     state, played = apply(game.state, action, seat)  # engine errors: nothing changes
     events = played if note is None else [note, *played]
-    entries = state.log_entries()[read_version:]  # the one entry this action added
+    entries = state.entries_after(read_version)  # the one entry this action added
     game.state, game.version = state, read_version + len(entries)
     key = None if idempotency_key is None else (seat, idempotency_key, str(action))
     try:
@@ -294,6 +297,12 @@ def schedule_next(game: Game, scheduler: TurnScheduler) -> None:
 
 def _load(uow: UnitOfWork, game_id: str) -> Game:
     return _found(uow.games.get(game_id), game_id)
+
+
+def _found_state(stored: tuple[int, State] | None, game_id: str) -> tuple[int, State]:
+    if stored is None:
+        raise GameNotFound(f"no game {game_id!r}")
+    return stored
 
 
 def _found(game: Game | None, game_id: str) -> Game:

@@ -23,7 +23,7 @@ from sqlalchemy.engine.interfaces import DBAPIConnection, Dialect
 from engine import apply, parse_action
 from engine.events import Event
 from engine.snapshot import event_from_dict, state_from_dict
-from engine.state import State
+from engine.state import LogEntry, State
 from services.domain import Game, PlayedFor, Seat
 from services.jsoncodec import loads
 from services.versioned import VersionedCache
@@ -74,6 +74,10 @@ ACTIONS_BETWEEN = Query(
     select(ActionRow.action)
     .where(ActionRow.game_id == bindparam("game_id"), ActionRow.seq > bindparam("after"),
            ActionRow.seq <= bindparam("upto")).order_by(ActionRow.seq))
+PAST_ACTIONS = Query(
+    select(ActionRow.round, ActionRow.seat, ActionRow.action)
+    .where(ActionRow.game_id == bindparam("game_id"), ActionRow.round < bindparam("round"))
+    .order_by(ActionRow.seq))
 NOTHING = 2**31 - 1  # a version no game reaches: no actions to catch up with
 CATCH_UP = Query(  # the version, and the actions after the one known (at most ``limit``)
     select(GameRow.version, GameRow.events, ActionRow.action)
@@ -157,10 +161,29 @@ def load_game(run: Run, game_id: str) -> Game | None:
     state = _brought_up_to(known, version, since)
     if state is None:  # read with its own version: a writer may have moved on since
         version, events, snapshot = run(SNAPSHOT, game_id=game_id)[0]
-        state = state_from_dict(json_value(snapshot))
+        state = _decoded(run, game_id, json_value(snapshot))
     remember_state(game_id, version, state)
     return Game(game_id, seating.preset, seating.seats, state, version, events,
                 seating.pace_ms, seating.turn_timeout_ms)
+
+
+def load_stored_state(run: Run, game_id: str) -> tuple[int, State] | None:
+    """(version, state) of the game's stored snapshot, decoded: no cache involved."""
+    rows = run(SNAPSHOT, game_id=game_id)
+    if not rows:
+        return None
+    version, _, snapshot = rows[0]
+    return version, _decoded(run, game_id, json_value(snapshot))
+
+
+def _decoded(run: Run, game_id: str, snapshot: dict[str, Any]) -> State:
+    """The stored snapshot as a state; the earlier rounds' logs, which it leaves out
+    (``GameRepository`` writes it without them), come from the action log."""
+    if "past_logs" in snapshot:  # written before they were left out
+        return state_from_dict(snapshot)
+    return state_from_dict(snapshot, past_logs=(
+        LogEntry(round_no, seat, parse_action(action)) for round_no, seat, action
+        in run(PAST_ACTIONS, game_id=game_id, round=snapshot["round"])))
 
 
 def _brought_up_to(known: tuple[int, State] | None, version: int,
@@ -200,6 +223,9 @@ class GameReads:
     def events_after(self, game_id: str, after: int,
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
         return load_events(self._run, game_id, after, limit)
+
+    def stored_state(self, game_id: str) -> tuple[int, State] | None:
+        return load_stored_state(self._run, game_id)
 
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
         """(action text, resulting version) of an earlier action sent with ``key``."""

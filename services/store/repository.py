@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from engine.events import Event
 from engine.snapshot import event_to_dict, state_to_dict
-from engine.state import LogEntry
+from engine.state import LogEntry, State
 from services.domain import Game, PlayedFor
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
 from services.store.moves import Move, move_in_one_statement
@@ -78,7 +78,7 @@ class GameRepository:
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
             rules=game.state.rules.to_dict(), seed=game.state.seed, version=game.version,
-            snapshot=state_to_dict(game.state), events=len(events), pace_ms=game.pace_ms,
+            snapshot=state_to_dict(game.state, past_logs=False), events=len(events), pace_ms=game.pace_ms,
             turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
             turn_deadline=_deadline(game, now), created_at=now, updated_at=now,
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
@@ -101,7 +101,7 @@ class GameRepository:
         now = utcnow()
         move = Move(
             game.id, read_version, game.version, game.status, game.events,
-            state_to_dict(game.state), game.state.to_act, _deadline(game, now), now,
+            state_to_dict(game.state, past_logs=False), game.state.to_act, _deadline(game, now), now,
             [{"seq": read_version + offset, "round": entry.round_no, "seat": entry.seat,
               "action": str(entry.action)} for offset, entry in enumerate(entries, start=1)],
             [{"seq": first_event + offset,
@@ -182,6 +182,10 @@ class GameRepository:
     def actions(self, game_id: str) -> list[ActionRow]:
         return list(self.session.scalars(
             select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)))
+
+    def stored_state(self, game_id: str) -> tuple[int, State] | None:
+        """(version, state) of the stored snapshot, decoded now (no cache)."""
+        return self.reads.stored_state(game_id)
 
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
         """(action text, resulting version) of an earlier action sent with ``key``."""

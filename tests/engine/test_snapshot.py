@@ -36,6 +36,31 @@ def test_every_state_of_a_series_round_trips_through_json(preset: str, seed: int
         assert state_from_dict(data) == state
 
 
+@settings(max_examples=15, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**9))
+def test_a_snapshot_without_the_earlier_rounds_takes_them_back_from_the_log(
+        preset: str, seed: int) -> None:
+    for state in _states(preset, seed, 3)[::5]:
+        data = json.loads(json.dumps(state_to_dict(state, past_logs=False)))
+        assert "past_logs" not in data
+        earlier = [e for e in state.log_entries() if e.round_no < state.round_no]
+        assert state_from_dict(data, past_logs=earlier) == state
+        if state.past_logs:
+            with pytest.raises(ValueError, match="past_logs"):
+                state_from_dict(data)
+
+
+@settings(max_examples=15, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**9))
+def test_the_entries_after_n_are_the_log_from_n_on(preset: str, seed: int) -> None:
+    states = _states(preset, seed, 3)
+    final = states[-1]
+    for count in range(0, len(final.log_entries()) + 2, 3):
+        assert final.entries_after(count) == final.log_entries()[count:]
+    for before, after in zip(states, states[1:]):  # each move adds one entry
+        assert after.entries_after(len(before.log_entries())) == after.log_entries()[-1:]
+
+
 def test_a_snapshot_of_another_version_is_refused() -> None:
     data = state_to_dict(new_series(Rules.preset("classic"), 1))
     data["version"] = SNAPSHOT_VERSION + 1

@@ -30,12 +30,12 @@ TOKENS: dict[str, dict[int, str]] = {}
 
 def _play_on(uow_factory: UowFactory, game_id: str, version: int, moves: int) -> int:
     tokens = TOKENS[game_id]
-    for version in range(version, version + moves):
+    for played in range(version, version + moves):
         seat = read_game(ReadGame(game_id), UowReads(uow_factory)).view.to_act
         mine = read_game(ReadGame(game_id, tokens[seat]), UowReads(uow_factory)).view
-        act(Act(game_id, tokens[seat], str(mine.legal_actions[-1]), version), uow_factory(),
+        act(Act(game_id, tokens[seat], str(mine.legal_actions[-1]), played), uow_factory(),
             Recorder())
-    return version + 1
+    return version + moves
 
 
 def test_a_read_finds_the_stored_game_with_or_without_its_decoded_state(
@@ -92,3 +92,17 @@ def test_a_process_behind_catches_up_with_the_moves_made_elsewhere(
     assert caught_up is not None and stored is not None
     assert caught_up.version == stored.version == 7
     assert caught_up.state == stored.state and caught_up.events == stored.events
+
+
+def test_a_game_read_cold_past_its_first_round_has_every_round_s_log(
+        uow_factory: UowFactory, reads: GameReads) -> None:
+    """The stored snapshot leaves the earlier rounds' logs out; a cold read (nothing
+    known in the process) takes them from the action log."""
+    game_id, version = _played(uow_factory, 0)
+    while (game := reads.get(game_id)) is not None and game.state.round_no < 2:
+        version = _play_on(uow_factory, game_id, version, 10)
+    assert game is not None and game.state.past_logs
+    STATES.clear()
+    SEATINGS.clear()
+    cold = reads.get(game_id)
+    assert cold is not None and cold.state == game.state
