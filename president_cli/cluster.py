@@ -118,8 +118,8 @@ class Cluster:
             try:
                 with urllib.request.urlopen(f"{url}/healthz", timeout=1) as reply:
                     return int(reply.status) == 200
-            except (urllib.error.URLError, ConnectionError):
-                return False
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                return False  # (a timeout: the worker is still loading the app)
 
         self._wait_for(healthy, proc)
         self.api_urls.append(url)
