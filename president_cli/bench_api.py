@@ -33,6 +33,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from sqlalchemy import make_url
@@ -47,8 +48,8 @@ RULES = Rules.preset("classic", players=4, rounds=100)
 
 
 @contextmanager
-def gunicorn(app: str, port: int, env: dict[str, str]) -> Iterator[None]:
-    """``app`` under gunicorn, once every worker has loaded it."""
+def gunicorn(app: str, port: int, env: dict[str, str]) -> Iterator[int]:
+    """``app`` under gunicorn, once every worker has loaded it; yields the master's pid."""
     with tempfile.TemporaryDirectory(prefix="president-bench-ready-") as ready:
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
@@ -58,10 +59,41 @@ def gunicorn(app: str, port: int, env: dict[str, str]) -> Iterator[None]:
         try:
             _wait_up(port)
             _wait_for(lambda: len(os.listdir(ready)) >= WORKERS, "gunicorn's workers")
-            yield
+            yield proc.pid
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+# --- CPU per request: less noisy than requests/s when two workers share connections unevenly
+
+def _stats() -> list[tuple[int, int, str, float]]:
+    """(pid, parent pid, command name, CPU seconds) of every process on this machine."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # gone meanwhile
+            continue
+        name, rest = text[text.index("(") + 1:text.rindex(")")], text.rsplit(")", 1)[1].split()
+        found.append((int(stat.parent.name), int(rest[1]), name,
+                      (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")))
+    return found
+
+
+def _cpu(server: int) -> tuple[float, float]:
+    """CPU seconds so far of the gunicorn ``server`` (master and workers) and of the
+    PostgreSQL processes on this machine (0 when none)."""
+    stats = _stats()
+    return (sum(cpu for pid, parent, _, cpu in stats if server in (pid, parent)),
+            sum(cpu for _, _, name, cpu in stats if name == "postgres"))
+
+
+def _per_request(figures: dict[str, float], before: tuple[float, float],
+                 after: tuple[float, float]) -> dict[str, float]:
+    n = max(1.0, figures["requests"])
+    return {**figures, "server_cpu_us": round((after[0] - before[0]) / n * 1e6, 1),
+            "db_cpu_us": round((after[1] - before[1]) / n * 1e6, 1)}
 
 
 def _wait_for(condition: Callable[[], bool], what: str, timeout_s: float = 30) -> None:
@@ -146,13 +178,14 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     upgrade(make_engine(url))
     env = {"DATABASE_URL": url}
     use_wrk = shutil.which("wrk") is not None
-    with gunicorn("president_cli.hello_app:app", port + 1, env), \
-            gunicorn("services.api.app:create_app()", port, env):
+    with gunicorn("president_cli.hello_app:app", port + 1, env) as hello_server, \
+            gunicorn("services.api.app:create_app()", port, env) as api_server:
         tables = _create_games(port, games)
+        servers = {"hello": hello_server, "view": api_server, "action": api_server}
         if use_wrk:
-            runs, check = _wrk_rounds(port, tables, clients, seconds, rounds)
+            runs, check = _wrk_rounds(port, tables, clients, seconds, rounds, servers)
         else:
-            runs, check = _python_round(port, tables, clients, seconds), None
+            runs, check = _python_round(port, tables, clients, seconds, servers), None
     hello, view, action = (_median(runs[name]) for name in ("hello", "view", "action"))
     return {
         "database": make_url(url).get_backend_name(),
@@ -168,7 +201,7 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     }
 
 
-FIGURES = ("rps", "p50_ms", "p99_ms")
+FIGURES = ("rps", "p50_ms", "p99_ms", "server_cpu_us", "db_cpu_us")
 
 
 def _median(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -206,10 +239,15 @@ def _next_action(state: Any) -> Any:
     return next((a for a in legal if a), legal[0])  # a play when there is one
 
 
-def _python_round(port: int, tables: list[Table], clients: int, seconds: float
-                  ) -> dict[str, list[dict[str, float]]]:
-    hello = _load(port + 1, clients, seconds,
-                  lambda conn, rng, k: _timed(conn, "GET", "/hello")[0])
+def _python_round(port: int, tables: list[Table], clients: int, seconds: float,
+                  servers: dict[str, int]) -> dict[str, list[dict[str, float]]]:
+    def measured(name: str, step: Callable[[http.client.HTTPConnection, random.Random, int],
+                                           float | None], to: int = port) -> dict[str, float]:
+        before = _cpu(servers[name])
+        figures = _load(to, clients, seconds, step)
+        return _per_request(figures, before, _cpu(servers[name]))
+
+    hello = measured("hello", lambda conn, rng, k: _timed(conn, "GET", "/hello")[0], port + 1)
     actors = _actors(port, tables)
 
     def view_step(conn: http.client.HTTPConnection, rng: random.Random, k: int) -> float:
@@ -237,9 +275,8 @@ def _python_round(port: int, tables: list[Table], clients: int, seconds: float
         versions[game_id] += 1
         return took
 
-    view = _load(port, clients, seconds, view_step)
-    return {"hello": [hello], "view": [view],
-            "action": [_load(port, clients, seconds, action_step)]}
+    view = measured("view", view_step)
+    return {"hello": [hello], "view": [view], "action": [measured("action", action_step)]}
 
 
 # Enough precomputed actions per game that none runs out at this overall rate (a 2-core
@@ -247,7 +284,8 @@ def _python_round(port: int, tables: list[Table], clients: int, seconds: float
 ACTIONS_PER_S_CEILING = 3000
 
 
-def _wrk_rounds(port: int, tables: list[Table], clients: int, seconds: float, rounds: int
+def _wrk_rounds(port: int, tables: list[Table], clients: int, seconds: float, rounds: int,
+                servers: dict[str, int]
                 ) -> tuple[dict[str, list[dict[str, float]]], dict[str, int]]:
     actors = _actors(port, tables)
     views = [(f"/v1/games/{g}", actors[g]) for g, _ in tables]
@@ -258,11 +296,16 @@ def _wrk_rounds(port: int, tables: list[Table], clients: int, seconds: float, ro
     runs: dict[str, list[dict[str, float]]] = {"hello": [], "view": [], "action": []}
     check = {"answered_2xx": 0, "applied": 0, "in_flight_at_end": 0}
     for _ in range(rounds):
-        runs["hello"].append(wrk_reads(port + 1, [("/hello", None)], clients, seconds))
-        runs["view"].append(wrk_reads(port, views, clients, seconds))
+        before = _cpu(servers["hello"])
+        hello = wrk_reads(port + 1, [("/hello", None)], clients, seconds)
+        runs["hello"].append(_per_request(hello, before, _cpu(servers["hello"])))
+        before = _cpu(servers["view"])
+        view = wrk_reads(port, views, clients, seconds)
+        runs["view"].append(_per_request(view, before, _cpu(servers["view"])))
         left = [plan[versions[g]:] for (g, _), plan in zip(tables, plans)]
+        before = _cpu(servers["action"])
         figures, acked, in_flight = wrk_actions(port, tables, left, clients, seconds)
-        runs["action"].append(figures)
+        runs["action"].append(_per_request(figures, before, _cpu(servers["action"])))
         applied = _check_versions(port, versions, acked, in_flight)
         for name, n in (("answered_2xx", sum(acked.values())), ("applied", applied),
                         ("in_flight_at_end", len(in_flight))):
@@ -409,7 +452,9 @@ def _run_wrk(port: int, script: str, args: list[str], connections: int,
     latency = {q: float(v) * units[u] for q, v, u in
                re.findall(r"^\s+(50|99)(?:\.0+)?%\s+([\d.]+)(us|ms|s)$", out, re.M)}
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    return {"rps": rps, "p50_ms": latency.get("50", 0.0), "p99_ms": latency.get("99", 0.0)}, out
+    done = float(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    return {"rps": rps, "p50_ms": latency.get("50", 0.0), "p99_ms": latency.get("99", 0.0),
+            "requests": done}, out
 
 
 def _brief(out: str) -> str:
@@ -447,13 +492,14 @@ def wrk_actions(port: int, tables: list[Table], plans: list[list[tuple[str, str]
 def format_api(r: dict[str, Any]) -> str:
     lines = [f"database: {r['database']}; {r['server']}; load: {r['load_generator']}, "
              f"{r['clients']} connections",
-             f"{'endpoint':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}   req/s of each round "
-             f"(the figures are medians)"]
+             f"{'endpoint':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server us':>10} "
+             f"{'db us':>7}   req/s of each round (the figures are medians; CPU per request: "
+             f"gunicorn, and PostgreSQL on this machine)"]
     for name in ("hello", "view", "action"):
         x = r[name]
         each = ", ".join(f"{rps:.0f}" for rps in r["rounds"][name])
-        lines.append(f"{name:<8} {x['rps']:>9.1f} {x['p50_ms']:>8.2f} {x['p99_ms']:>8.2f}   "
-                     f"{each}")
+        lines.append(f"{name:<8} {x['rps']:>9.1f} {x['p50_ms']:>8.2f} {x['p99_ms']:>8.2f} "
+                     f"{x['server_cpu_us']:>10.0f} {x['db_cpu_us']:>7.0f}   {each}")
     lines.append(f"view / hello: {r['view_vs_hello']:.0%}; action / hello: "
                  f"{r['action_vs_hello']:.0%}")
     if r["action_check"]:

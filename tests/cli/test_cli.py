@@ -77,6 +77,7 @@ def test_bench_api_json_compares_the_service_with_a_bare_endpoint(
         ("hello", "view", "action"), rounds)
     for name in ("hello", "view", "action"):
         assert report[name]["rps"] > 0 and report[name]["p99_ms"] >= report[name]["p50_ms"] > 0
+        assert report[name]["server_cpu_us"] > 0  # the server's CPU per request was read
     assert report["action_vs_hello"] == round(report["action"]["rps"] / report["hello"]["rps"], 3)
     check = report["action_check"]
     if load_generator == "wrk":  # every action wrk saw answered 2xx is on the server
