@@ -19,6 +19,7 @@ from engine import (
     PRESETS, Event, Rules, RoundStarted, State, View, apply, new_series_with_events, observe,
     parse_action, redact, replay,
 )
+from engine.errors import PresidentError
 from engine.plays import Action
 from services.commands import Act, CreateGame, ReadGame, TableDefaults
 from services.domain import Game, PlayedFor, Seat, hash_token, new_token
@@ -129,6 +130,11 @@ def read_game(cmd: ReadGame, reads: Reads, *, history: bool = False) -> GameView
 def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
     action = parse_action(cmd.action)  # InvalidAction for unknown or duplicate cards
     with uow:
+        played = _played_as_known(uow, cmd, action)
+        if played is not None:
+            game, seat = played
+            schedule_next(game, scheduler)
+            return GameView.of(game, seat)
         game = _load(uow, cmd.game_id)
         seat = _seat_of(game, cmd.token).seat  # only human seats have tokens
         first = _first_result(uow, game, seat, cmd)
@@ -145,6 +151,25 @@ def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
             return first
     schedule_next(game, scheduler)
     return GameView.of(game, seat)
+
+
+def _played_as_known(uow: UnitOfWork, cmd: Act, action: Action) -> tuple[Game, int] | None:
+    """Play on this process's own state of the game at the client's version, without
+    reading the game first: the write is conditional on that version anyway, so if the
+    game moved on meanwhile it fails as stale, as it would after a read. Anything else
+    (an unknown state, a bad token, an action the engine refuses, an Idempotency-Key)
+    is left to the ordinary path, which reads the game and says what is wrong."""
+    if cmd.idempotency_key is not None:
+        return None
+    game = uow.games.known(cmd.game_id, cmd.version)
+    seat = None if game is None else game.seat_of(cmd.token)
+    if game is None or seat is None:
+        return None
+    try:
+        apply_and_save(uow, game, action, seat.seat)
+    except PresidentError:
+        return None
+    return game, seat.seat
 
 
 def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView | None:

@@ -92,17 +92,34 @@ EVENTS_AFTER = Query(
     .where(EventRow.game_id == bindparam("game_id"), EventRow.seq > bindparam("after"))
     .order_by(EventRow.seq).limit(bindparam("limit")))
 
-# The newest state this process has seen of each game, with its version: a read brings it
-# up to date by replaying the few actions since (another process may have played them),
-# much cheaper than decoding the stored snapshot, which is read only when the gap is wide.
-STATES: VersionedCache[str, tuple[int, State]] = VersionedCache(4096)
+class Known(NamedTuple):
+    version: int
+    events: int  # the game's event count at that version
+    state: State
+
+
+# The newest state this process has seen of each game: a read brings it up to date by
+# replaying the few actions since (another process may have played them), much cheaper
+# than decoding the stored snapshot, which is read only when the gap is wide.
+STATES: VersionedCache[str, Known] = VersionedCache(4096)
 REPLAY_AT_MOST = 32
 
 
-def remember_state(game_id: str, version: int, state: State) -> None:
-    known = STATES.get(game_id)
-    if known is None or known[0] < version:
-        STATES.put(game_id, (version, state))
+def remember_state(game_id: str, known: Known) -> None:
+    newest = STATES.get(game_id)
+    if newest is None or newest.version < known.version:
+        STATES.put(game_id, known)
+
+
+def known_game(game_id: str, version: int) -> Game | None:
+    """The game as this process last saw it, if that was at ``version``: no database
+    read, and no promise that the game is still there (``act`` writes on it only on
+    condition that it is)."""
+    seating, known = SEATINGS.get(game_id), STATES.get(game_id)
+    if seating is None or known is None or known.version != version:
+        return None
+    return Game(game_id, seating.preset, seating.seats, known.state, known.version,
+                known.events, seating.pace_ms, seating.turn_timeout_ms)
 REMEMBERED = Query(
     select(IdempotencyRow.action, IdempotencyRow.version)
     .where(IdempotencyRow.game_id == bindparam("game_id"),
@@ -150,10 +167,10 @@ def load_game(run: Run, game_id: str) -> Game | None:
                           pace_ms, turn_timeout_ms)
         SEATINGS.put(game_id, seating)
         since = [] if known is None else [a for (a,) in run(
-            ACTIONS_BETWEEN, game_id=game_id, after=known[0], upto=version)]
+            ACTIONS_BETWEEN, game_id=game_id, after=known.version, upto=version)]
     else:
-        rows = run(CATCH_UP, game_id=game_id, known=NOTHING if known is None else known[0],
-                   limit=REPLAY_AT_MOST + 1)
+        rows = run(CATCH_UP, game_id=game_id,
+                   known=NOTHING if known is None else known.version, limit=REPLAY_AT_MOST + 1)
         if not rows:
             return None
         version, events = rows[0][:2]
@@ -162,7 +179,7 @@ def load_game(run: Run, game_id: str) -> Game | None:
     if state is None:  # read with its own version: a writer may have moved on since
         version, events, snapshot = run(SNAPSHOT, game_id=game_id)[0]
         state = _decoded(run, game_id, json_value(snapshot))
-    remember_state(game_id, version, state)
+    remember_state(game_id, Known(version, events, state))
     return Game(game_id, seating.preset, seating.seats, state, version, events,
                 seating.pace_ms, seating.turn_timeout_ms)
 
@@ -186,13 +203,12 @@ def _decoded(run: Run, game_id: str, snapshot: dict[str, Any]) -> State:
         in run(PAST_ACTIONS, game_id=game_id, round=snapshot["round"])))
 
 
-def _brought_up_to(known: tuple[int, State] | None, version: int,
-                   since: list[str]) -> State | None:
+def _brought_up_to(known: Known | None, version: int, since: list[str]) -> State | None:
     """The known state with the actions ``since`` applied, if they take it exactly to
     ``version``."""
-    if known is None or known[0] + len(since) != version or len(since) > REPLAY_AT_MOST:
+    if known is None or known.version + len(since) != version or len(since) > REPLAY_AT_MOST:
         return None
-    state = known[1]
+    state = known.state
     for action in since:
         state, _ = apply(state, parse_action(action))
     return state

@@ -15,7 +15,7 @@ from engine.state import LogEntry, State
 from services.domain import Game, PlayedFor
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
 from services.store.moves import Move, move_in_one_statement
-from services.store.reads import GameReads, remember_state
+from services.store.reads import GameReads, Known, known_game, remember_state
 
 
 
@@ -90,6 +90,10 @@ class GameRepository:
     def get(self, game_id: str) -> Game | None:
         return self.reads.get(game_id)
 
+    def known(self, game_id: str, version: int) -> Game | None:
+        """The game as this process last saw it, if at ``version`` (no database read)."""
+        return known_game(game_id, version)
+
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor],
                      key: tuple[int, str, str] | None = None) -> None:
@@ -140,7 +144,7 @@ class GameRepository:
         """After a commit: the states just written are the ones the next reads will ask
         for, so keep them decoded."""
         for game in self._written:
-            remember_state(game.id, game.version, game.state)
+            remember_state(game.id, Known(game.version, game.events, game.state))
         self._written.clear()
 
     def _add_events(self, game: Game, events: Sequence[Event]) -> None:

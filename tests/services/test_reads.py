@@ -8,10 +8,13 @@ from typing import Callable
 import pytest
 
 from databases import UowReads
+from engine import apply, legal_actions, new_series, observe, parse_action
 from schedulers import Recorder
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
+from services.domain import Game
+from services.errors import StaleVersion
 from services.handlers import act, create_game, read_game
-from services.store.reads import SEATINGS, STATES, GameReads
+from services.store.reads import SEATINGS, STATES, GameReads, Known
 from services.store.uow import UnitOfWork
 from services.versioned import VersionedCache
 
@@ -85,7 +88,8 @@ def test_a_process_behind_catches_up_with_the_moves_made_elsewhere(
     behind = reads.get(game_id)
     assert behind is not None and behind.version == 3
     _play_on(uow_factory, game_id, 3, 4)
-    STATES.put(game_id, (3, behind.state))  # as another process left it: 4 moves behind
+    STATES.put(game_id, Known(3, behind.events, behind.state))  # 4 moves behind, as
+    # another process would have left it
     caught_up = reads.get(game_id)
     STATES.clear()
     stored = reads.get(game_id)  # from the stored snapshot
@@ -106,3 +110,60 @@ def test_a_game_read_cold_past_its_first_round_has_every_round_s_log(
     SEATINGS.clear()
     cold = reads.get(game_id)
     assert cold is not None and cold.state == game.state
+
+
+def _rewind(uow_factory: UowFactory, game_id: str, version: int) -> Game:
+    """This process's view of the game set back to ``version``, as if another process had
+    made the moves since."""
+    with uow_factory() as uow:
+        STATES.clear()
+        then = uow.games.get(game_id)
+    assert then is not None
+    with uow_factory() as uow:
+        actions = [row.action for row in uow.games.actions(game_id)][:version]
+        events = sum(v <= version for _, v, _ in uow.games.events_after(game_id, 0, 10**6))
+    state = new_series(then.state.rules, then.state.seed)
+    for action in actions:
+        state, _ = apply(state, parse_action(action))
+    STATES.put(game_id, Known(version, events, state))
+    return then
+
+
+@pytest.mark.parametrize("legal", [True, False])
+def test_a_move_on_a_state_known_here_but_stale_is_refused_as_stale(
+        uow_factory: UowFactory, reads: GameReads, legal: bool) -> None:
+    game_id, version = _played(uow_factory, 3)  # the database is at 3
+    _rewind(uow_factory, game_id, 2)  # this process knows the game at 2 only
+    known = reads.get(game_id)  # (a read would catch up: make the process forget again)
+    assert known is not None and known.version == 3
+    _rewind(uow_factory, game_id, 2)
+    with uow_factory() as uow:
+        at_two = uow.games.known(game_id, 2)
+    assert at_two is not None
+    seat = at_two.state.to_act if legal else (at_two.state.to_act + 1) % 4
+    action = list(legal_actions(at_two.state))[-1]  # legal for the seat to act only
+    with pytest.raises(StaleVersion):  # not "not your turn", even for the wrong seat
+        act(Act(game_id, TOKENS[game_id][seat], str(action), 2), uow_factory(), Recorder())
+    with uow_factory() as uow:
+        assert len(uow.games.actions(game_id)) == 3  # nothing written
+
+
+def test_a_move_on_the_state_known_here_reads_nothing_first(
+        uow_factory: UowFactory, reads: GameReads, monkeypatch: pytest.MonkeyPatch) -> None:
+    game_id, version = _played(uow_factory, 2)
+    game = reads.get(game_id)  # this process now knows the game at 2
+    assert game is not None
+    seat = game.state.to_act
+    mine = read_game(ReadGame(game_id, TOKENS[game_id][seat]), reads).view
+    queries: list[object] = []
+    run = GameReads._run
+    monkeypatch.setattr(GameReads, "_run", lambda self, query, **values: (
+        queries.append(query), run(self, query, **values))[1])
+    played = act(Act(game_id, TOKENS[game_id][seat], str(mine.legal_actions[-1]), version),
+                 uow_factory(), Recorder())
+    assert played.version == 3 and queries == []
+    monkeypatch.undo()
+    STATES.clear()
+    stored = reads.get(game_id)
+    assert stored is not None and stored.version == 3
+    assert observe(stored.state, seat, history=False) == played.view  # as stored
