@@ -48,13 +48,20 @@ RULES = Rules.preset("classic", players=4, rounds=100)
 
 
 @contextmanager
-def gunicorn(app: str, port: int, env: dict[str, str]) -> Iterator[int]:
-    """``app`` under gunicorn, once every worker has loaded it; yields the master's pid."""
+def gunicorn(app: str, port: int, env: dict[str, str], connections: int) -> Iterator[int]:
+    """``app`` under gunicorn, once every worker has loaded it; yields the master's pid.
+
+    Each worker takes at most its share of the load's ``connections`` (gthread's
+    ``--worker-connections``): left alone, whichever worker wakes first accepts most of a
+    run's keep-alive connections, and a run measures one busy process beside an idle one
+    (requests/s varied by a factor of two from one run to the next)."""
+    share = -(-connections // WORKERS) + 1  # (+1: the bench's own setup connection)
     with tempfile.TemporaryDirectory(prefix="president-bench-ready-") as ready:
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
              "--workers", str(WORKERS), "--threads", str(THREADS), "--worker-class",
-             "gthread", "--log-level", "warning", "-c", "python:president_cli.bench_gunicorn"],
+             "gthread", "--worker-connections", str(share), "--log-level", "warning",
+             "-c", "python:president_cli.bench_gunicorn"],
             env={**os.environ, **env, "PRESIDENT_BENCH_READY_DIR": ready})
         try:
             _wait_up(port)
@@ -178,8 +185,8 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     upgrade(make_engine(url))
     env = {"DATABASE_URL": url}
     use_wrk = shutil.which("wrk") is not None
-    with gunicorn("president_cli.hello_app:app", port + 1, env) as hello_server, \
-            gunicorn("services.api.app:create_app()", port, env) as api_server:
+    with gunicorn("president_cli.hello_app:app", port + 1, env, clients) as hello_server, \
+            gunicorn("services.api.app:create_app()", port, env, clients) as api_server:
         tables = _create_games(port, games)
         servers = {"hello": hello_server, "view": api_server, "action": api_server}
         if use_wrk:
