@@ -130,27 +130,33 @@ def read_game(cmd: ReadGame, reads: Reads, *, history: bool = False) -> GameView
 def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
     action = parse_action(cmd.action)  # InvalidAction for unknown or duplicate cards
     with uow:
-        played = _played_as_known(uow, cmd, action)
-        if played is not None:
-            game, seat = played
-            schedule_next(game, scheduler)
-            return GameView.of(game, seat)
-        game = _load(uow, cmd.game_id)
-        seat = _seat_of(game, cmd.token).seat  # only human seats have tokens
-        first = _first_result(uow, game, seat, cmd)
-        if first is not None:
-            return first
-        if cmd.version != game.version:
-            raise StaleVersion(f"the game is at version {game.version}, not {cmd.version}")
-        try:
-            apply_and_save(uow, game, action, seat, cmd.idempotency_key)
-        except StaleVersion:  # a concurrent retry of the same request may have won
-            first = _first_result(uow, game, seat, cmd)
-            if first is None:
-                raise
-            return first
+        played = _played_as_known(uow, cmd, action) or _played_after_reading(uow, cmd, action)
+    if isinstance(played, GameView):  # the first result of a retried request
+        return played
+    game, seat = played
     schedule_next(game, scheduler)
     return GameView.of(game, seat)
+
+
+def _played_after_reading(uow: UnitOfWork, cmd: Act,
+                          action: Action) -> tuple[Game, int] | GameView:
+    """The ordinary path: read the game, check the token, the Idempotency-Key and the
+    version, play. (game, seat) once played; the earlier result for a known key."""
+    game = _load(uow, cmd.game_id)
+    seat = _seat_of(game, cmd.token).seat  # only human seats have tokens
+    first = _first_result(uow, game, seat, cmd)
+    if first is not None:
+        return first
+    if cmd.version != game.version:
+        raise StaleVersion(f"the game is at version {game.version}, not {cmd.version}")
+    try:
+        apply_and_save(uow, game, action, seat, cmd.idempotency_key)
+    except StaleVersion:  # a concurrent retry of the same request may have won
+        first = _first_result(uow, game, seat, cmd)
+        if first is None:
+            raise
+        return first
+    return game, seat
 
 
 def _played_as_known(uow: UnitOfWork, cmd: Act, action: Action) -> tuple[Game, int] | None:
