@@ -4,7 +4,8 @@ Flask "hello" endpoint served the same way in the same run.
 Both apps run under gunicorn gthread (2 workers x 4 threads). Keep-alive connections
 then, for a fixed time each:
 
-- hello: ``GET /hello``;
+- hello: ``GET /hello``; hello_db (with wrk): ``GET /hello/db``, the same plus one
+  ``SELECT 1``, the ceiling of any endpoint that reads the database;
 - view: ``GET /v1/games/{id}`` with the token of the seat to act, over many games;
 - action: ``POST /v1/games/{id}/actions`` only. The bench created the games with known
   seeds, so it mirrors each one with the engine and knows the seat to act, its token, a
@@ -188,15 +189,20 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     with gunicorn("president_cli.hello_app:app", port + 1, env, clients) as hello_server, \
             gunicorn("services.api.app:create_app()", port, env, clients) as api_server:
         tables = _create_games(port, games)
-        servers = {"hello": hello_server, "view": api_server, "action": api_server}
+        servers = {"hello": hello_server, "hello_db": hello_server, "view": api_server,
+                   "action": api_server}
         if use_wrk:
             runs, check = _wrk_rounds(port, tables, clients, seconds, rounds, servers)
         else:
             runs, check = _python_round(port, tables, clients, seconds, servers), None
     hello, view, action = (_median(runs[name]) for name in ("hello", "view", "action"))
+    hello_db = _median(runs["hello_db"]) if runs.get("hello_db") else None
     return {
         "database": make_url(url).get_backend_name(),
         "hello": hello, "view": view, "action": action,
+        # (wrk only) the bare endpoint plus one SELECT 1: the most a reading endpoint gets
+        "hello_db": hello_db,
+        "hello_db_vs_hello": hello_db and round(hello_db["rps"] / hello["rps"], 3),
         "view_vs_hello": round(view["rps"] / hello["rps"], 3),
         "action_vs_hello": round(action["rps"] / hello["rps"], 3),
         "load_generator": "wrk" if use_wrk else "python threads",
@@ -300,12 +306,14 @@ def _wrk_rounds(port: int, tables: list[Table], clients: int, seconds: float, ro
     per_game = math.ceil(_wrk_seconds(seconds) * ACTIONS_PER_S_CEILING * 1.5 / len(tables))
     plans = [_plan(seed, tokens, per_game * rounds) for seed, (_, tokens) in enumerate(tables)]
     versions = dict.fromkeys((g for g, _ in tables), 0)
-    runs: dict[str, list[dict[str, float]]] = {"hello": [], "view": [], "action": []}
+    runs: dict[str, list[dict[str, float]]] = {"hello": [], "hello_db": [], "view": [],
+                                                "action": []}
     check = {"answered_2xx": 0, "applied": 0, "in_flight_at_end": 0}
     for _ in range(rounds):
-        before = _cpu(servers["hello"])
-        hello = wrk_reads(port + 1, [("/hello", None)], clients, seconds)
-        runs["hello"].append(_per_request(hello, before, _cpu(servers["hello"])))
+        for name, path in (("hello", "/hello"), ("hello_db", "/hello/db")):
+            before = _cpu(servers[name])
+            figures = wrk_reads(port + 1, [(path, None)], clients, seconds)
+            runs[name].append(_per_request(figures, before, _cpu(servers[name])))
         before = _cpu(servers["view"])
         view = wrk_reads(port, views, clients, seconds)
         runs["view"].append(_per_request(view, before, _cpu(servers["view"])))
@@ -502,13 +510,17 @@ def format_api(r: dict[str, Any]) -> str:
              f"{'endpoint':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server us':>10} "
              f"{'db us':>7}   req/s of each round (the figures are medians; CPU per request: "
              f"gunicorn, and PostgreSQL on this machine)"]
-    for name in ("hello", "view", "action"):
+    for name in ("hello", "hello_db", "view", "action"):
         x = r[name]
+        if x is None:
+            continue
         each = ", ".join(f"{rps:.0f}" for rps in r["rounds"][name])
         lines.append(f"{name:<8} {x['rps']:>9.1f} {x['p50_ms']:>8.2f} {x['p99_ms']:>8.2f} "
                      f"{x['server_cpu_us']:>10.0f} {x['db_cpu_us']:>7.0f}   {each}")
     lines.append(f"view / hello: {r['view_vs_hello']:.0%}; action / hello: "
-                 f"{r['action_vs_hello']:.0%}")
+                 f"{r['action_vs_hello']:.0%}" + (
+                     f"; hello_db (one SELECT 1) / hello: {r['hello_db_vs_hello']:.0%}"
+                     if r["hello_db"] else ""))
     if r["action_check"]:
         c = r["action_check"]
         lines.append(f"actions checked: {c['applied']} applied by the server for "
