@@ -9,29 +9,15 @@ from typing import Iterator
 import pytest
 from sqlalchemy import Engine
 
-from services.api.app import create_app
-from services.container import Container
-from services.handlers import AI_ENGINES_BUILT_IN
+from apps import inline_app
 from services.logs import configure_logging
-from services.scheduler import InlineScheduler
-from services.store.db import autocommit_twin, session_factory
-from services.store.reads import GameReads
-from services.store.uow import UnitOfWork
 
 PREFLIGHT = {"Access-Control-Request-Method": "POST",
              "Access-Control-Request-Headers": "Authorization, Idempotency-Key"}
 
 
 def _client(db: Engine):  # type: ignore[no-untyped-def]
-    sessions = session_factory(db)
-    reads = GameReads(autocommit_twin(db))
-
-    def uow() -> UnitOfWork:
-        return UnitOfWork(sessions, reads)
-
-    app = create_app(Container(db=db, uow=uow, scheduler=InlineScheduler(uow),
-                               engines=AI_ENGINES_BUILT_IN, reads=reads))
-    return app.test_client()
+    return inline_app(db).test_client()
 
 
 def test_only_the_configured_origins_may_call_from_a_browser(
