@@ -1,8 +1,7 @@
-"""A small LRU cache for what a game's version fixes once and for all.
-
-Every write moves a game's version on, so whatever is derived from (game id, version) —
-the decoded state, a seat's rendered view — never goes stale: a hit is always right, and
-old versions simply age out.
+"""A small LRU cache for per-game values that cannot go stale: each is fixed once and for
+all (a game's seating, a seat's view rendered at a version) or says which version it is of
+(the newest state a process has seen), so a hit is never wrong, and old entries simply
+age out.
 """
 
 from __future__ import annotations

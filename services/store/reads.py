@@ -26,8 +26,8 @@ from engine.snapshot import event_from_dict, state_from_dict
 from engine.state import LogEntry, State
 from services.domain import Game, PlayedFor, Seat
 from services.jsoncodec import loads
-from services.versioned import VersionedCache
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow
+from services.versioned import VersionedCache
 
 
 class Query:
@@ -91,6 +91,13 @@ EVENTS_AFTER = Query(
     select(EventRow.seq, EventRow.version, EventRow.payload)
     .where(EventRow.game_id == bindparam("game_id"), EventRow.seq > bindparam("after"))
     .order_by(EventRow.seq).limit(bindparam("limit")))
+REMEMBERED = Query(
+    select(IdempotencyRow.action, IdempotencyRow.version)
+    .where(IdempotencyRow.game_id == bindparam("game_id"),
+           IdempotencyRow.seat == bindparam("seat"), IdempotencyRow.key == bindparam("key")))
+
+
+# --- what a process keeps between requests -------------------------------------------
 
 class Known(NamedTuple):
     version: int
@@ -106,9 +113,22 @@ REPLAY_AT_MOST = 32
 
 
 def remember_state(game_id: str, known: Known) -> None:
+    """Keep ``known`` unless this process knows a newer state of the game already."""
     newest = STATES.get(game_id)
     if newest is None or newest.version < known.version:
         STATES.put(game_id, known)
+
+
+class Seating(NamedTuple):
+    """What a game is created with and keeps: its preset, seats and pace."""
+
+    preset: str
+    seats: tuple[Seat, ...]
+    pace_ms: int
+    turn_timeout_ms: int | None
+
+
+SEATINGS: VersionedCache[str, Seating] = VersionedCache(8192)
 
 
 def known_game(game_id: str, version: int) -> Game | None:
@@ -120,10 +140,9 @@ def known_game(game_id: str, version: int) -> Game | None:
         return None
     return Game(game_id, seating.preset, seating.seats, known.state, known.version,
                 known.events, seating.pace_ms, seating.turn_timeout_ms)
-REMEMBERED = Query(
-    select(IdempotencyRow.action, IdempotencyRow.version)
-    .where(IdempotencyRow.game_id == bindparam("game_id"),
-           IdempotencyRow.seat == bindparam("seat"), IdempotencyRow.key == bindparam("key")))
+
+
+# --- reading ---------------------------------------------------------------------------
 
 Run = Callable[..., list[Any]]  # run(query, **values) -> rows
 
@@ -137,18 +156,6 @@ def decode_event(payload: dict[str, Any]) -> Event | PlayedFor:
     if payload.get("type") == PlayedFor.TYPE:
         return PlayedFor.from_dict(payload)
     return event_from_dict(payload)
-
-
-class Seating(NamedTuple):
-    """What a game is created with and keeps: its preset, seats and pace."""
-
-    preset: str
-    seats: tuple[Seat, ...]
-    pace_ms: int
-    turn_timeout_ms: int | None
-
-
-SEATINGS: VersionedCache[str, Seating] = VersionedCache(8192)
 
 
 def load_game(run: Run, game_id: str) -> Game | None:
