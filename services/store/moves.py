@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.engine.interfaces import DBAPICursor
 
 from services.jsoncodec import dumps
 
@@ -62,16 +62,13 @@ class Move(NamedTuple):
     key: tuple[int, str, str] | None  # Idempotency-Key: (seat, key, action text)
 
 
-def move_in_one_statement(connection: DBAPIConnection, move: Move) -> bool:
-    """Write ``move`` on an autocommit connection; False when the game had moved on."""
+def move_in_one_statement(cursor: DBAPICursor, move: Move) -> bool:
+    """Write ``move`` with a cursor on an autocommit connection; False when the game had
+    moved on."""
     seat, key, action = move.key or (None, None, None)
     params = {**move._asdict(), "snapshot": dumps(move.snapshot),
               "actions": dumps(move.actions), "new_events": dumps(move.new_events),
               "key_seat": seat, "key": key, "key_action": action}
-    cursor = connection.cursor()
-    try:
-        cursor.execute(MOVE, params)
-        (moved,) = cursor.fetchone()
-    finally:
-        cursor.close()
+    cursor.execute(MOVE, params)
+    (moved,) = cursor.fetchone()
     return bool(moved == 1)

@@ -14,11 +14,11 @@ only integer, text and JSON columns are read here.
 
 from __future__ import annotations
 
-from contextlib import closing
-from typing import Any, Callable, NamedTuple
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, NamedTuple
 
 from sqlalchemy import Engine, Select, and_, bindparam, select
-from sqlalchemy.engine.interfaces import DBAPIConnection, Dialect
+from sqlalchemy.engine.interfaces import DBAPICursor, Dialect
 
 from engine import apply, parse_action
 from engine.events import Event
@@ -37,15 +37,10 @@ class Query:
         self.statement = statement
         self._compiled: dict[str, _Compiled] = {}
 
-    def rows(self, connection: DBAPIConnection, dialect: Dialect,
-             **values: Any) -> list[Any]:
+    def rows(self, cursor: DBAPICursor, dialect: Dialect, **values: Any) -> list[Any]:
         compiled = self._compiled.get(dialect.name) or self._compile(dialect)
-        cursor = connection.cursor()
-        try:
-            cursor.execute(compiled.sql, compiled.params(values))
-            return list(cursor.fetchall())
-        finally:
-            cursor.close()
+        cursor.execute(compiled.sql, compiled.params(values))
+        return list(cursor.fetchall())
 
     def _compile(self, dialect: Dialect) -> _Compiled:
         compiled = self.statement.compile(dialect=dialect)
@@ -228,6 +223,9 @@ def load_events(run: Run, game_id: str, after: int,
             in run(EVENTS_AFTER, game_id=game_id, after=after, limit=limit)]
 
 
+_CURSOR = "president.cursor"  # where a pooled connection keeps its cursor (its ``info``)
+
+
 class GameReads:
     """Reads, each on a connection of its own from ``engine``, whose connections are in
     autocommit mode (``make_engine(url, autocommit=True)``): a read then sends no BEGIN
@@ -236,9 +234,23 @@ class GameReads:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
+    @contextmanager
+    def cursor(self) -> Iterator[DBAPICursor]:
+        """A cursor on a connection from the pool. Each pooled connection keeps its own
+        (making one costs psycopg about as much as running a small query), and a new
+        connection starts with an empty ``info``."""
+        connection = self.engine.raw_connection()
+        try:
+            cursor = connection.info.get(_CURSOR)
+            if cursor is None:
+                cursor = connection.info[_CURSOR] = connection.cursor()
+            yield cursor
+        finally:
+            connection.close()
+
     def _run(self, query: Query, **values: Any) -> list[Any]:
-        with closing(self.engine.raw_connection()) as connection:
-            return query.rows(connection, self.engine.dialect, **values)
+        with self.cursor() as cursor:
+            return query.rows(cursor, self.engine.dialect, **values)
 
     def get(self, game_id: str) -> Game | None:
         return load_game(self._run, game_id)

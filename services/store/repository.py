@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import closing
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -113,8 +112,8 @@ class GameRepository:
               "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
              for offset, e in enumerate(events, start=1)], key)
         if self.reads.engine.dialect.name == "postgresql":
-            with closing(self.reads.engine.raw_connection()) as connection:
-                done = move_in_one_statement(connection, move)
+            with self.reads.cursor() as cursor:
+                done = move_in_one_statement(cursor, move)
         else:
             done = self._move_in_transaction(move)
         if not done:

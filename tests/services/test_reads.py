@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Callable
 
 import pytest
+from sqlalchemy import Engine, create_engine, text
 
 from databases import UowReads
 from engine import apply, legal_actions, new_series, observe, parse_action
@@ -167,3 +168,23 @@ def test_a_move_on_the_state_known_here_reads_nothing_first(
     stored = reads.get(game_id)
     assert stored is not None and stored.version == 3
     assert observe(stored.state, seat, history=False) == played.view  # as stored
+
+
+def test_a_connection_the_server_dropped_fails_once_and_leaves_the_pool(
+        uow_factory: UowFactory, db: Engine) -> None:
+    if db.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL only: an SQLite file has no server to drop a connection")
+    game_id, _ = _played(uow_factory, 1)
+    url = db.url.render_as_string(hide_password=False)
+    one = GameReads(create_engine(url, isolation_level="AUTOCOMMIT", pool_size=1,
+                                  max_overflow=0))
+    with one.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    with db.connect() as connection:  # as a server restart or an idle timeout would
+        connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    with pytest.raises(one.engine.dialect.loaded_dbapi.OperationalError):
+        one.get(game_id)
+    found = one.get(game_id)  # on a new connection: the dead one did not go back
+    assert found is not None and found.version == 1
+    one.engine.dispose()
