@@ -33,8 +33,8 @@ def make_engine(url: str | None = None, *, autocommit: bool = False) -> Engine:
     statement on its own (``reads.GameReads``: no BEGIN, no ROLLBACK)."""
     url = url or database_url()
     options: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": loads}
-    if autocommit:
-        options["isolation_level"] = "AUTOCOMMIT"
+    if autocommit:  # (no transaction is ever open: nothing to roll back on check-in)
+        options.update(isolation_level="AUTOCOMMIT", pool_reset_on_return=None)
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
