@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, partial
-from typing import Callable, Protocol
+from typing import Callable, Protocol, TypeVar
 
 from engine import (
     PRESETS, Event, Rules, RoundStarted, State, View, apply, new_series_with_events, observe,
@@ -28,6 +28,7 @@ from services.store.repository import VersionConflict
 from services.store.uow import UnitOfWork
 
 AI_ENGINES_BUILT_IN = ("easy", "normal", "hard", "expert")
+T = TypeVar("T")
 
 
 class TurnScheduler(Protocol):
@@ -272,8 +273,8 @@ def rebuilt_state(game_id: str, uow: UnitOfWork) -> tuple[State, State]:
     taken from a process's cache."""
     with uow:
         game = _load(uow, game_id)
-        version, stored = _found_state(uow.games.stored_state(game_id), game_id)
-        return stored, _replay_log(uow, game, version)
+        stored = _found(uow.games.stored_state(game_id), game_id)
+        return stored.state, _replay_log(uow, game, stored.version)
 
 
 def _replay_log(uow: UnitOfWork, game: Game, version: int | None = None) -> State:
@@ -330,16 +331,10 @@ def _load(uow: UnitOfWork, game_id: str) -> Game:
     return _found(uow.games.get(game_id), game_id)
 
 
-def _found_state(stored: tuple[int, State] | None, game_id: str) -> tuple[int, State]:
-    if stored is None:
+def _found(found: T | None, game_id: str) -> T:
+    if found is None:
         raise GameNotFound(f"no game {game_id!r}")
-    return stored
-
-
-def _found(game: Game | None, game_id: str) -> Game:
-    if game is None:
-        raise GameNotFound(f"no game {game_id!r}")
-    return game
+    return found
 
 
 def _seat_of(game: Game, token: str) -> Seat:

@@ -178,21 +178,26 @@ def load_game(run: Run, game_id: str) -> Game | None:
         version, events = rows[0][:2]
         since = [action for *_, action in rows if action is not None]
     state = _brought_up_to(known, version, since)
-    if state is None:  # read with its own version: a writer may have moved on since
-        version, events, snapshot = run(SNAPSHOT, game_id=game_id)[0]
-        state = _decoded(run, game_id, json_value(snapshot))
-    remember_state(game_id, Known(version, events, state))
-    return Game(game_id, seating.preset, seating.seats, state, version, events,
+    if state is not None:
+        now = Known(version, events, state)
+    else:  # read with its own version: a writer may have moved on since
+        stored = load_stored(run, game_id)
+        if stored is None:
+            return None
+        now = stored
+    if known is None or known.version < now.version:
+        remember_state(game_id, now)
+    return Game(game_id, seating.preset, seating.seats, now.state, now.version, now.events,
                 seating.pace_ms, seating.turn_timeout_ms)
 
 
-def load_stored_state(run: Run, game_id: str) -> tuple[int, State] | None:
-    """(version, state) of the game's stored snapshot, decoded: no cache involved."""
+def load_stored(run: Run, game_id: str) -> Known | None:
+    """The game's stored snapshot, decoded, with its version: no cache involved."""
     rows = run(SNAPSHOT, game_id=game_id)
     if not rows:
         return None
-    version, _, snapshot = rows[0]
-    return version, _decoded(run, game_id, json_value(snapshot))
+    version, events, snapshot = rows[0]
+    return Known(version, events, _decoded(run, game_id, json_value(snapshot)))
 
 
 def _decoded(run: Run, game_id: str, snapshot: dict[str, Any]) -> State:
@@ -259,8 +264,8 @@ class GameReads:
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
         return load_events(self._run, game_id, after, limit)
 
-    def stored_state(self, game_id: str) -> tuple[int, State] | None:
-        return load_stored_state(self._run, game_id)
+    def stored_state(self, game_id: str) -> Known | None:
+        return load_stored(self._run, game_id)
 
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
         """(action text, resulting version) of an earlier action sent with ``key``."""

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from engine.events import Event
 from engine.snapshot import event_to_dict, state_to_dict
-from engine.state import LogEntry, State
+from engine.state import LogEntry
 from services.domain import Game, PlayedFor
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
 from services.store.moves import Move, move_in_one_statement
@@ -187,8 +187,8 @@ class GameRepository:
         return list(self.session.scalars(
             select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)))
 
-    def stored_state(self, game_id: str) -> tuple[int, State] | None:
-        """(version, state) of the stored snapshot, decoded now (no cache)."""
+    def stored_state(self, game_id: str) -> Known | None:
+        """The stored snapshot, decoded now (no cache), with its version."""
         return self.reads.stored_state(game_id)
 
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
