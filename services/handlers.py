@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import base64
 import secrets
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, partial
-from typing import Callable, Protocol, TypeVar
+from typing import Callable, ContextManager, Protocol, TypeVar
 
 from engine import (
     PRESETS, Event, Rules, RoundStarted, State, View, apply, new_series_with_events, observe,
@@ -48,10 +49,14 @@ class Reads(Protocol):
     autocommit connections, no unit of work) or, inside a unit of work, its
     repository."""
 
-    def get(self, game_id: str) -> Game | None: ...
+    def get(self, game_id: str, at_least: int = 0) -> Game | None:
+        """``at_least``: a version the caller knows the game has reached."""
 
     def events_after(self, game_id: str, after: int,
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]: ...
+
+    def watching(self, game_id: str) -> ContextManager[Callable[[float], None]]:
+        """``wait(at_most_s)`` for the game's next move, from before the caller reads."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,7 @@ def _played_after_reading(uow: UnitOfWork, cmd: Act,
                           action: Action) -> tuple[Game, int] | GameView:
     """The ordinary path: read the game, check the token, the Idempotency-Key and the
     version, play. (game, seat) once played; the earlier result for a known key."""
-    game = _load(uow, cmd.game_id)
+    game = _load(uow, cmd.game_id, at_least=cmd.version)
     seat = _seat_of(game, cmd.token).seat  # only human seats have tokens
     first = _first_result(uow, game, seat, cmd)
     if first is not None:
@@ -209,8 +214,23 @@ def events_after(game_id: str, token: str | None, after: int, reads: Reads,
     game = _found(reads.get(game_id), game_id)
     seat = None if token is None else _seat_of(game, token).seat
     rows = reads.events_after(game_id, after, limit)
+    last = max(game.events, rows[-1][0] if rows else 0)  # (the state may not be the newest)
     return [EventView(seq, version, event if isinstance(event, PlayedFor) else redact(event, seat))
-            for seq, version, event in rows], game.events
+            for seq, version, event in rows], last
+
+
+def wait_for_events(game_id: str, token: str | None, after: int, wait_s: float,
+                    reads: Reads) -> tuple[list[EventView], int]:
+    """``events_after``, waiting up to ``wait_s`` seconds for one if there is none yet
+    (long polling): woken by the next move of the game."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        with reads.watching(game_id) as wait:
+            events, last = events_after(game_id, token, after, reads)
+            left = deadline - time.monotonic()
+            if events or left <= 0:
+                return events, last
+            wait(left)
 
 
 @dataclass(frozen=True)
@@ -327,8 +347,8 @@ def schedule_next(game: Game, scheduler: TurnScheduler) -> None:
         scheduler.human_turn(game.id, seat.seat, game.version, game.turn_timeout_ms / 1000)
 
 
-def _load(uow: UnitOfWork, game_id: str) -> Game:
-    return _found(uow.games.get(game_id), game_id)
+def _load(uow: UnitOfWork, game_id: str, at_least: int = 0) -> Game:
+    return _found(uow.games.get(game_id, at_least), game_id)
 
 
 def _found(found: T | None, game_id: str) -> T:

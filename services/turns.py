@@ -87,7 +87,7 @@ def sweep(uow: UnitOfWork, scheduler: TurnScheduler, ai_after_s: float,
 
 def _waiting_on(uow: UnitOfWork, turn: Turn, kind: str) -> Game | None:
     """The game, if it still waits on ``turn``'s seat of that kind at that version."""
-    game = uow.games.get(turn.game_id)
+    game = uow.games.get(turn.game_id, at_least=turn.version)  # made by another process
     if game is None or game.version != turn.version or game.state.to_act != turn.seat:
         return None
     return game if game.seats[turn.seat].kind == kind else None

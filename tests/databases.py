@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from sqlalchemy import Engine, select, update
 
@@ -13,6 +14,7 @@ from engine.events import Event
 from services.domain import Game, PlayedFor
 from services.store.db import in_schema, recreate
 from services.store.models import GameRow
+from services.store.reads import polling
 from services.store.uow import UnitOfWork
 
 PG_URL = os.environ.get("PRESIDENT_TEST_DATABASE_URL")
@@ -52,11 +54,15 @@ class UowReads:
     def __init__(self, uow_factory: Callable[[], UnitOfWork]) -> None:
         self._uow = uow_factory
 
-    def get(self, game_id: str) -> Game | None:
+    def get(self, game_id: str, at_least: int = 0) -> Game | None:
         with self._uow() as uow:
-            return uow.games.get(game_id)
+            return uow.games.get(game_id, at_least)
 
     def events_after(self, game_id: str, after: int,
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
         with self._uow() as uow:
             return uow.games.events_after(game_id, after, limit)
+
+    @contextmanager
+    def watching(self, game_id: str) -> Iterator[Callable[[float], None]]:
+        yield polling

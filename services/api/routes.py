@@ -22,10 +22,10 @@ from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.container import Container
 from services.errors import BadRequest, BadToken
 from services.handlers import (
-    EventView, act, create_game, events_after, list_games, read_game, round_events,
+    act, create_game, events_after, list_games, read_game, round_events,
+    wait_for_events,
 )
 
-POLL_S = 0.1  # how often a waiting request looks for new events (any process may add them)
 HEARTBEAT_S = 15.0
 
 v1 = APIBlueprint("v1", __name__, url_prefix="/v1", tag="Games")
@@ -95,24 +95,14 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
                              services.uow(), services.scheduler))
 
 
-def _wait_for_events(game_id: str, token: str | None, after: int,
-                     wait_s: float) -> tuple[list[EventView], int]:
-    deadline = time.monotonic() + wait_s
-    while True:
-        events, last = events_after(game_id, token, after, _services().reads)
-        if events or time.monotonic() >= deadline:
-            return events, last
-        time.sleep(POLL_S)
-
-
 @v1.get("/games/<string:game_id>/events")
 @v1.input(EventsQuery, location="query")
 @v1.output(EventsOut)
 @v1.doc(summary="Events after number N; with wait=S, hold the request until one comes",
         security=BEARER, responses=problems(400, 401, 404))
 def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
-    events, last = _wait_for_events(game_id, _token(required=False), query_data.after,
-                                    query_data.wait)
+    events, last = wait_for_events(game_id, _token(required=False), query_data.after,
+                                   query_data.wait, _services().reads)
     return {"events": [event_json(e) for e in events], "last": last}
 
 
@@ -124,12 +114,14 @@ def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
 def stream_events(game_id: str) -> Response:
     token = _token(required=False)
     after = int(request.headers.get("Last-Event-ID") or request.args.get("after") or 0)
-    events_after(game_id, token, after, _services().reads, limit=1)  # 404 / 401 up front
+    reads = _services().reads
+    events_after(game_id, token, after, reads, limit=1)  # 404 / 401 up front
 
     def stream() -> Iterator[str]:
         seen, quiet_since = after, time.monotonic()
         while True:
-            events, last = events_after(game_id, token, seen, _services().reads)
+            events, _ = wait_for_events(game_id, token, seen,
+                                        HEARTBEAT_S - (time.monotonic() - quiet_since), reads)
             for e in events:
                 data = event_json(e)
                 yield f"id: {e.seq}\nevent: {data['type']}\ndata: {json.dumps(data)}\n\n"
@@ -139,7 +131,6 @@ def stream_events(game_id: str) -> Response:
             if time.monotonic() - quiet_since > HEARTBEAT_S:
                 yield ": keep-alive\n\n"
                 quiet_since = time.monotonic()
-            time.sleep(POLL_S)
 
     return Response(stream_with_context(stream()), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -1,6 +1,9 @@
 """A move on PostgreSQL as one statement: the version-checked update of the game row, the
 new log entries, the new events and the Idempotency-Key, in data-modifying CTEs.
 
+The same statement announces the move on the change feed (``feed.py``): PostgreSQL
+delivers the notice when the move commits, and only if it does.
+
 One statement is atomic by itself, so it runs in autocommit mode: one round trip where
 the same work as separate statements in a transaction takes six (BEGIN, the read, the
 update, two inserts, COMMIT), and a fraction of the database's CPU. The inserts select
@@ -19,8 +22,9 @@ from typing import Any, NamedTuple
 from sqlalchemy.engine.interfaces import DBAPICursor
 
 from services.jsoncodec import dumps
+from services.store.feed import CHANNEL, Notice
 
-MOVE = """
+MOVE = f"""
 WITH moved AS (
     UPDATE games SET version = %(version)s, status = %(status)s, events = %(events)s,
         snapshot = %(snapshot)s::json, to_act = %(to_act)s,
@@ -41,7 +45,7 @@ WITH moved AS (
     SELECT moved.id, %(key_seat)s, %(key)s::text, %(key_action)s, %(version)s
     FROM moved WHERE %(key)s::text IS NOT NULL
 )
-SELECT count(*) FROM moved
+SELECT count(*) FROM (SELECT pg_notify('{CHANNEL}', %(notice)s) FROM moved) AS announced
 """
 
 
@@ -66,7 +70,9 @@ def move_in_one_statement(cursor: DBAPICursor, move: Move) -> bool:
     """Write ``move`` with a cursor on an autocommit connection; False when the game had
     moved on."""
     seat, key, action = move.key or (None, None, None)
-    params = {**move._asdict(), "snapshot": dumps(move.snapshot),
+    notice = Notice(move.game_id, move.read_version, move.version, move.events,
+                    tuple(a["action"] for a in move.actions))
+    params = {**move._asdict(), "snapshot": dumps(move.snapshot), "notice": notice.payload(),
               "actions": dumps(move.actions), "new_events": dumps(move.new_events),
               "key_seat": seat, "key": key, "key_action": action}
     cursor.execute(MOVE, params)

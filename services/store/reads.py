@@ -14,6 +14,7 @@ only integer, text and JSON columns are read here.
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple
 
@@ -26,6 +27,7 @@ from engine.snapshot import event_from_dict, state_from_dict
 from engine.state import LogEntry, State
 from services.domain import Game, PlayedFor, Seat
 from services.jsoncodec import loads
+from services.store.feed import ChangeFeed, Notice, feed_for
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow
 from services.versioned import VersionedCache
 
@@ -98,6 +100,7 @@ class Known(NamedTuple):
     version: int
     events: int  # the game's event count at that version
     state: State
+    seen_at: int = -1  # the change feed's mark taken before it was read or written
 
 
 # The newest state this process has seen of each game: a read brings it up to date by
@@ -105,13 +108,27 @@ class Known(NamedTuple):
 # than decoding the stored snapshot, which is read only when the gap is wide.
 STATES: VersionedCache[str, Known] = VersionedCache(4096)
 REPLAY_AT_MOST = 32
+POLL_S = 0.1  # how often a waiting request looks for new events without the change feed
 
 
 def remember_state(game_id: str, known: Known) -> None:
-    """Keep ``known`` unless this process knows a newer state of the game already."""
+    """Keep ``known`` unless this process knows a newer state of the game already (or the
+    same one, seen later: the feed vouches for the one seen last)."""
     newest = STATES.get(game_id)
-    if newest is None or newest.version < known.version:
+    if newest is None or (newest.version, newest.seen_at) < (known.version, known.seen_at):
         STATES.put(game_id, known)
+
+
+def bring_up_to_date(notice: Notice, mark: int) -> None:
+    """A move announced by the change feed (whichever process made it): a state held
+    here at the version it starts from moves on with it, no database read needed."""
+    known = STATES.get(notice.game_id)
+    if known is None or known.version != notice.after or notice.actions is None:
+        return
+    state = known.state
+    for action in notice.actions:
+        state, _ = apply(state, parse_action(action))
+    remember_state(notice.game_id, Known(notice.version, notice.events, state, mark))
 
 
 class Seating(NamedTuple):
@@ -133,6 +150,10 @@ def known_game(game_id: str, version: int) -> Game | None:
     seating, known = SEATINGS.get(game_id), STATES.get(game_id)
     if seating is None or known is None or known.version != version:
         return None
+    return _game(game_id, seating, known)
+
+
+def _game(game_id: str, seating: Seating, known: Known) -> Game:
     return Game(game_id, seating.preset, seating.seats, known.state, known.version,
                 known.events, seating.pace_ms, seating.turn_timeout_ms)
 
@@ -140,6 +161,11 @@ def known_game(game_id: str, version: int) -> Game | None:
 # --- reading ---------------------------------------------------------------------------
 
 Run = Callable[..., list[Any]]  # run(query, **values) -> rows
+
+
+def polling(at_most_s: float) -> None:
+    """A wait for a move, for readers without the change feed."""
+    time.sleep(max(0.0, min(at_most_s, POLL_S)))
 
 
 def json_value(value: Any) -> Any:
@@ -153,12 +179,19 @@ def decode_event(payload: dict[str, Any]) -> Event | PlayedFor:
     return event_from_dict(payload)
 
 
-def load_game(run: Run, game_id: str) -> Game | None:
-    """The game with its state. Usually one small query: the seating never changes, and
-    the newest state known here is brought up to date with the actions since (read in
-    the same query); the stored snapshot is read when no state is known or the gap is
-    wide."""
+def load_game(run: Run, game_id: str, feed: ChangeFeed | None = None,
+              at_least: int = 0) -> Game | None:
+    """The game with its state. No query when the change ``feed`` vouches for the newest
+    state known here, and it is at version ``at_least`` at least (a move another process
+    has just made and said so, in a request or a task, may not be announced here yet);
+    otherwise usually one small query: the seating never changes, and the newest state
+    known here is brought up to date with the actions since (read in the same query);
+    the stored snapshot is read when no state is known or the gap is wide."""
     seating, known = SEATINGS.get(game_id), STATES.get(game_id)
+    if (feed is not None and seating is not None and known is not None
+            and known.version >= at_least and feed.fresh(game_id, known.version, known.seen_at)):
+        return _game(game_id, seating, known)
+    seen_at = -1 if feed is None else feed.mark()
     if seating is None:
         rows = run(GAME_AND_SEATS, game_id=game_id)
         if not rows:
@@ -179,16 +212,14 @@ def load_game(run: Run, game_id: str) -> Game | None:
         since = [action for *_, action in rows if action is not None]
     state = _brought_up_to(known, version, since)
     if state is not None:
-        now = Known(version, events, state)
+        now = Known(version, events, state, seen_at)
     else:  # read with its own version: a writer may have moved on since
         stored = load_stored(run, game_id)
         if stored is None:
             return None
-        now = stored
-    if known is None or known.version < now.version:
-        remember_state(game_id, now)
-    return Game(game_id, seating.preset, seating.seats, now.state, now.version, now.events,
-                seating.pace_ms, seating.turn_timeout_ms)
+        now = stored._replace(seen_at=seen_at)
+    remember_state(game_id, now)
+    return _game(game_id, seating, now)
 
 
 def load_stored(run: Run, game_id: str) -> Known | None:
@@ -234,10 +265,15 @@ _CURSOR = "president.cursor"  # where a pooled connection keeps its cursor (its 
 class GameReads:
     """Reads, each on a connection of its own from ``engine``, whose connections are in
     autocommit mode (``make_engine(url, autocommit=True)``): a read then sends no BEGIN
-    and no ROLLBACK."""
+    and no ROLLBACK. On PostgreSQL, reads follow the change feed (``feed.py``)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self.feed = _feed(engine) if engine.dialect.name == "postgresql" else None
+
+    def mark(self) -> int:
+        """The feed's mark, to take before writing a game (``Known.seen_at``)."""
+        return -1 if self.feed is None else self.feed.mark()
 
     @contextmanager
     def cursor(self) -> Iterator[DBAPICursor]:
@@ -257,12 +293,29 @@ class GameReads:
         with self.cursor() as cursor:
             return query.rows(cursor, self.engine.dialect, **values)
 
-    def get(self, game_id: str) -> Game | None:
-        return load_game(self._run, game_id)
+    def get(self, game_id: str, at_least: int = 0) -> Game | None:
+        """The game; ``at_least``: a version the caller knows it has reached (the one a
+        request or a task was made against), so an older state is not taken as newest."""
+        return load_game(self._run, game_id, self.feed, at_least)
 
     def events_after(self, game_id: str, after: int,
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
         return load_events(self._run, game_id, after, limit)
+
+    @contextmanager
+    def watching(self, game_id: str) -> Iterator[Callable[[float], None]]:
+        """``wait(at_most_s)`` for the game's next move, registered before the caller
+        reads, so that a move made in between still wakes it: on the move's notice
+        (re-reading every second at most, in case the feed went down meanwhile); without a
+        live feed, after ``POLL_S``, since any process may have added events."""
+        if self.feed is None or not self.feed.live:
+            yield polling
+            return
+        with self.feed.watch(game_id) as moved:
+            def wait(at_most_s: float) -> None:
+                moved.wait(max(0.0, min(at_most_s, 1.0)))
+
+            yield wait
 
     def stored_state(self, game_id: str) -> Known | None:
         return load_stored(self._run, game_id)
@@ -271,3 +324,19 @@ class GameReads:
         """(action text, resulting version) of an earlier action sent with ``key``."""
         rows = self._run(REMEMBERED, game_id=game_id, seat=seat, key=key)
         return (rows[0][0], rows[0][1]) if rows else None
+
+
+def _feed(engine: Engine) -> ChangeFeed:
+    """The process's change feed for ``engine``'s database, listening on a connection of
+    its own (with TCP keepalives: a silent network failure shows within seconds)."""
+    def connect() -> Any:
+        cargs, cparams = engine.dialect.create_connect_args(engine.url)
+        connection = engine.dialect.loaded_dbapi.connect(
+            *cargs, **{**cparams, "keepalives": 1, "keepalives_idle": 5,
+                       "keepalives_interval": 1, "keepalives_count": 3, "connect_timeout": 5})
+        connection.autocommit = True
+        return connection
+
+    feed = feed_for(engine.url.render_as_string(hide_password=False), connect)
+    feed.on_notice_once(bring_up_to_date)
+    return feed

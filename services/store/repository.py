@@ -66,7 +66,7 @@ class GameRepository:
     def __init__(self, session: Callable[[], Session], reads: GameReads) -> None:
         self._session = session
         self.reads = reads
-        self._written: list[Game] = []
+        self._written: list[tuple[Game, int]] = []  # (game, feed mark before the write)
 
     @property
     def session(self) -> Session:
@@ -86,8 +86,8 @@ class GameRepository:
         self._add_events(game, events)
         game.events = len(events)
 
-    def get(self, game_id: str) -> Game | None:
-        return self.reads.get(game_id)
+    def get(self, game_id: str, at_least: int = 0) -> Game | None:
+        return self.reads.get(game_id, at_least)
 
     def known(self, game_id: str, version: int) -> Game | None:
         """The game as this process last saw it, if at ``version`` (no database read)."""
@@ -102,6 +102,7 @@ class GameRepository:
         first_event = game.events
         game.events += len(events)
         now = utcnow()
+        seen_at = self.reads.mark()  # before the write: the feed vouches from here
         move = Move(
             game.id, read_version, game.version, game.status, game.events,
             state_to_dict(game.state, past_logs=False), game.state.to_act,
@@ -118,7 +119,7 @@ class GameRepository:
             done = self._move_in_transaction(move)
         if not done:
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
-        self._written.append(game)
+        self._written.append((game, seen_at))
 
     def _move_in_transaction(self, move: Move) -> bool:
         connection = self.session.connection()
@@ -143,8 +144,8 @@ class GameRepository:
     def remember_written(self) -> None:
         """After a commit: the states just written are the ones the next reads will ask
         for, so keep them decoded."""
-        for game in self._written:
-            remember_state(game.id, Known(game.version, game.events, game.state))
+        for game, seen_at in self._written:
+            remember_state(game.id, Known(game.version, game.events, game.state, seen_at))
         self._written.clear()
 
     def _add_events(self, game: Game, events: Sequence[Event]) -> None:

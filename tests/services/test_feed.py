@@ -1,0 +1,301 @@
+"""The change feed (services.store.feed): which states it vouches for, on a scripted
+connection; then on PostgreSQL, with a move made by another process."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from sqlalchemy import Engine
+
+from schedulers import Recorder
+from services.commands import Act, CreateGame, ReadGame, SeatSpec
+from services.handlers import (
+    EventView, act, create_game, events_after, read_game, wait_for_events,
+)
+from services.store import feed as feed_module
+from services.store.feed import ChangeFeed, Notice, wait_until_live
+from services.store.reads import STATES, GameReads
+from services.store.uow import UnitOfWork
+
+
+class Scripted:
+    """A listening connection whose notices (and failures) the test sends."""
+
+    def __init__(self) -> None:
+        self.incoming: queue.Queue[Notice | Exception] = queue.Queue()
+        self.listening = False
+
+    def execute(self, sql: str) -> None:
+        self.listening = self.listening or sql.startswith("LISTEN")
+
+    def notifies(self, timeout: float) -> Iterator[Any]:
+        try:
+            while True:
+                item = self.incoming.get(timeout=timeout)
+                if isinstance(item, Exception):
+                    raise item
+                yield type("Notify", (), {"payload": item.payload()})()
+        except queue.Empty:
+            return
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def scripted(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[ChangeFeed, list[Scripted]]]:
+    monkeypatch.setattr(feed_module, "RECONNECT_AFTER_S", 0.01)
+    connections: list[Scripted] = []
+
+    def connect() -> Scripted:
+        connections.append(Scripted())
+        return connections[-1]
+
+    feed = ChangeFeed(connect)
+    assert wait_until_live(feed)
+    yield feed, connections
+    feed.stop()
+
+
+def _until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "not in time"
+        time.sleep(0.002)
+
+
+def _announce(feed: ChangeFeed, connection: Scripted, notice: Notice) -> None:
+    arrived = feed.mark()
+    connection.incoming.put(notice)
+    _until(lambda: feed.mark() > arrived)
+
+
+def test_a_state_is_vouched_for_until_a_newer_move_of_its_game_is_announced(
+        scripted: tuple[ChangeFeed, list[Scripted]]) -> None:
+    feed, connections = scripted
+    seen = feed.mark()
+    assert feed.fresh("a", 3, seen) and feed.fresh("b", 7, seen)
+    _announce(feed, connections[0], Notice("b", 7, 8, 20, ("3H",)))
+    assert feed.fresh("a", 3, seen)  # another game's move
+    assert not feed.fresh("b", 7, seen)  # overtaken
+    assert feed.fresh("b", 8, seen)  # e.g. brought up to date by that very notice
+
+
+def test_nothing_seen_before_the_listener_was_connected_is_vouched_for() -> None:
+    connected = []
+    feed = ChangeFeed(lambda: connected.append(Scripted()) or connected[-1])
+    assert not feed.fresh("a", 3, -1)
+    before = feed.mark()  # starts the listener
+    _until(lambda: feed.live)
+    assert connected[0].listening
+    assert not feed.fresh("a", 3, before) and feed.fresh("a", 3, feed.mark())
+    feed.stop()
+
+
+def test_after_a_break_nothing_seen_before_it_is_vouched_for(
+        scripted: tuple[ChangeFeed, list[Scripted]]) -> None:
+    feed, connections = scripted
+    seen = feed.mark()
+    connections[0].incoming.put(ConnectionError("server closed the connection"))
+    _until(lambda: len(connections) == 2 and feed.live)
+    assert not feed.fresh("a", 3, seen)  # a notice may have been lost in the break
+    assert feed.fresh("a", 3, feed.mark())
+
+
+def test_a_state_is_not_vouched_for_while_the_listener_is_down(
+        scripted: tuple[ChangeFeed, list[Scripted]], monkeypatch: pytest.MonkeyPatch) -> None:
+    feed, connections = scripted
+    seen = feed.mark()
+    monkeypatch.setattr(feed_module, "RECONNECT_AFTER_S", 60)
+    connections[0].incoming.put(ConnectionError("gone"))
+    _until(lambda: not feed.live)
+    assert not feed.fresh("a", 3, seen) and not feed.fresh("a", 3, feed.mark())
+
+
+def test_when_it_has_too_many_games_in_mind_it_forgets_them_all_and_distrusts_all(
+        scripted: tuple[ChangeFeed, list[Scripted]], monkeypatch: pytest.MonkeyPatch) -> None:
+    feed, connections = scripted
+    monkeypatch.setattr(feed_module, "REMEMBER_AT_MOST", 2)
+    seen = feed.mark()
+    for game in ("a", "b"):
+        _announce(feed, connections[0], Notice(game, 0, 1, 1, ()))
+    assert feed.fresh("c", 5, seen)
+    _announce(feed, connections[0], Notice("c", 5, 6, 1, ()))  # forgets "a" and "b"
+    assert not feed.fresh("a", 1, seen)  # it cannot tell any more: no
+    assert feed.fresh("a", 0, feed.mark())  # read after: yes (nothing announced since)
+    assert not feed.fresh("c", 5, feed.mark())  # what came with the forgetting counts
+
+
+def test_a_waiter_wakes_when_its_game_moves_and_not_for_another(
+        scripted: tuple[ChangeFeed, list[Scripted]]) -> None:
+    feed, connections = scripted
+    for game, timeout_s, woken in (("other", 0.3, False), ("mine", 5.0, True)):
+        with feed.watch("mine") as moved:
+            connections[0].incoming.put(Notice(game, 0, 1, 1, ()))
+            assert moved.wait(timeout_s) == woken
+    assert feed._waiting == {}  # nothing left behind
+
+
+def test_a_notice_round_trips_and_drops_its_actions_when_too_long() -> None:
+    notice = Notice("f" * 32, 41, 43, 100, ("3H 3S", "pass"))
+    assert Notice.from_payload(notice.payload()) == notice
+    long = notice._replace(actions=("10H 10S 10D 10C",) * 1000)
+    assert Notice.from_payload(long.payload()) == long._replace(actions=None)
+
+
+def test_a_forked_child_vouches_for_nothing_until_its_own_listener_is_up(
+        scripted: tuple[ChangeFeed, list[Scripted]]) -> None:
+    feed, _ = scripted
+    seen = feed.mark()
+    feed_module._FEEDS["scripted"] = feed  # where the fork hook finds it
+    try:
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:  # the child: answer, then leave at once
+            os.write(write, b"1" if feed.fresh("a", 3, seen) or feed.live else b"0")
+            os._exit(0)
+        os.waitpid(child, 0)
+        assert os.read(read, 1) == b"0"
+        assert feed.fresh("a", 3, seen)  # the parent's own feed is untouched
+    finally:
+        del feed_module._FEEDS["scripted"]
+
+
+# --- on PostgreSQL ---------------------------------------------------------------------
+
+ANOTHER_PROCESS = """
+import sys
+from schedulers import Recorder
+from services.commands import Act, ReadGame
+from services.handlers import act, read_game
+from services.store.db import make_engine, session_factory
+from services.store.reads import GameReads
+from services.store.uow import UnitOfWork
+
+url, game_id, token, version = sys.argv[1:]
+reads = GameReads(make_engine(url, autocommit=True))
+sessions = session_factory(make_engine(url))
+view = read_game(ReadGame(game_id, token), reads).view
+act(Act(game_id, token, str(view.legal_actions[-1]), int(version)),
+    UnitOfWork(sessions, reads), Recorder())
+"""
+
+
+def test_a_move_made_by_another_process_reaches_this_one(
+        db: Engine, uow_factory: Callable[[], UnitOfWork], reads: GameReads,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL by its notice, with no read; on SQLite by the next read."""
+    notified = db.dialect.name == "postgresql"
+    assert (reads.feed is not None) == notified
+    if reads.feed is not None:
+        assert wait_until_live(reads.feed)
+    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=11),
+                          uow_factory(), Recorder())
+    game_id = created.game.game_id
+    before = read_game(ReadGame(game_id), reads).view  # now held here
+    queries: list[object] = []
+    run = GameReads._run
+    monkeypatch.setattr(GameReads, "_run", lambda self, query, **values: (
+        queries.append(query), run(self, query, **values))[1])
+    assert reads.get(game_id).version == 0  # type: ignore[union-attr]
+    assert (queries == []) == notified  # vouched for by the feed: no read
+    subprocess.run(
+        [sys.executable, "-c", ANOTHER_PROCESS, db.url.render_as_string(hide_password=False),
+         game_id, created.tokens[before.to_act], "0"],
+        check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(Path(__file__).parents[1]), str(Path(__file__).parents[2])])})
+    if notified:  # the notice's actions applied here
+        _until(lambda: (STATES.get(game_id) or (0,))[0] == 1)
+    queries.clear()
+    moved = reads.get(game_id)
+    assert moved is not None and moved.version == 1
+    assert (queries == []) == notified
+    monkeypatch.undo()
+    STATES.clear()
+    stored = reads.get(game_id)  # from the stored snapshot
+    assert stored is not None and stored.version == 1
+    assert stored.state == moved.state
+
+
+def test_a_long_poll_wakes_on_the_move_it_waits_for(
+        db: Engine, uow_factory: Callable[[], UnitOfWork], reads: GameReads,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL the waiting request reads once more, when the move is announced; on
+    SQLite it polls."""
+    notified = db.dialect.name == "postgresql"
+    if reads.feed is not None:
+        assert wait_until_live(reads.feed)
+    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=12),
+                          uow_factory(), Recorder())
+    game_id = created.game.game_id
+    public = read_game(ReadGame(game_id), reads)
+    seat = public.view.to_act
+    mine = read_game(ReadGame(game_id, created.tokens[seat]), reads).view
+    _, last = events_after(game_id, None, 0, reads)
+    reads_of_events: list[int] = []
+    events_of = GameReads.events_after
+    monkeypatch.setattr(GameReads, "events_after", lambda self, *args: (
+        reads_of_events.append(args[1]), events_of(self, *args))[1])
+    answer: list[tuple[list[EventView], int]] = []
+    waiter = threading.Thread(target=lambda: answer.append(
+        wait_for_events(game_id, None, last, 30.0, reads)))
+    waiter.start()
+    _until(lambda: len(reads_of_events) == 1)  # found nothing: waits
+    act(Act(game_id, created.tokens[seat], str(mine.legal_actions[-1]), 0), uow_factory(),
+        Recorder())
+    waiter.join(60)
+    assert not waiter.is_alive()
+    events, now_last = answer[0]
+    assert events and now_last > last and events[0].seq == last + 1
+    assert (len(reads_of_events) == 2) if notified else (len(reads_of_events) >= 2)
+
+
+def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
+        db: Engine, uow_factory: Callable[[], UnitOfWork], reads: GameReads,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The feed's window, and what closes it: a request or a task made against a version
+    (``at_least``) is never answered from an older state."""
+    if db.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL only: on SQLite every read asks the database")
+    feed = reads.feed
+    assert feed is not None and wait_until_live(feed)
+    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
+                          uow_factory(), Recorder())
+    game_id = created.game.game_id
+    first = read_game(ReadGame(game_id), reads).view.to_act  # held here at version 0
+    release, held = threading.Event(), threading.Event()
+    received = feed._received
+
+    def late(notice: Notice) -> None:  # the notice of the next move is slow to arrive
+        if notice.game_id == game_id:
+            held.set()
+            release.wait(30)
+        received(notice)
+
+    monkeypatch.setattr(feed, "_received", late)
+    try:
+        subprocess.run(
+            [sys.executable, "-c", ANOTHER_PROCESS,
+             db.url.render_as_string(hide_password=False), game_id,
+             created.tokens[first], "0"],
+            check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                [str(Path(__file__).parents[1]), str(Path(__file__).parents[2])])})
+        assert held.wait(30)
+        assert reads.get(game_id).version == 0  # type: ignore[union-attr]  # (the window)
+        assert reads.get(game_id, at_least=1).version == 1  # type: ignore[union-attr]
+        second = read_game(ReadGame(game_id), reads).view.to_act
+        assert second != first
+        mine = read_game(ReadGame(game_id, created.tokens[second]), reads).view
+        played = act(Act(game_id, created.tokens[second], str(mine.legal_actions[-1]), 1),
+                     uow_factory(), Recorder())
+        assert played.version == 2  # not refused as stale
+    finally:
+        release.set()
