@@ -43,7 +43,7 @@ from engine import Rules, apply, new_series
 from engine.game import generate
 from services.store.db import make_engine, upgrade
 
-WORKERS, THREADS = int(os.environ.get("BW", 2)), int(os.environ.get("BT", 4))
+WORKERS, THREADS = 2, 4
 HUMANS = [{"kind": "human"}] * 4
 RULES = Rules.preset("classic", players=4, rounds=100)
 
@@ -61,7 +61,7 @@ def gunicorn(app: str, port: int, env: dict[str, str], connections: int) -> Iter
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
              "--workers", str(WORKERS), "--threads", str(THREADS), "--worker-class",
-             os.environ.get("BK", "gthread"), "--worker-connections", str(share), "--log-level", "warning",
+             "gthread", "--worker-connections", str(share), "--log-level", "warning",
              "-c", "python:president_cli.bench_gunicorn"],
             env={**os.environ, **env, "PRESIDENT_BENCH_READY_DIR": ready})
         try:
