@@ -33,7 +33,8 @@ class Container:
         in process, at once."""
         db = make_engine(database_url)
         sessions = session_factory(db)
-        reads = GameReads(make_engine(database_url, autocommit=True))
+        reads = GameReads(make_engine(database_url, autocommit=True),
+                          setting("PRESIDENT_CHANGE_FEED_URL"))
 
         def uow() -> UnitOfWork:
             return UnitOfWork(sessions, reads)

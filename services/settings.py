@@ -45,6 +45,10 @@ SETTINGS = (
     Setting("PRESIDENT_SWEEP_AFTER_S", "60",
             "an AI turn waited on this long is sent again (longer than a turn's retries)"),
     Setting("PRESIDENT_BROKER_POLL_MS", "50", "polling interval of the embedded broker"),
+    Setting("PRESIDENT_CHANGE_FEED_URL", None,
+            "PostgreSQL: where each process listens for moves (the change feed); unset: "
+            "`DATABASE_URL`. Behind a transaction-mode pooler (PgBouncer), point it at "
+            "PostgreSQL itself, which LISTEN needs; `off`: every read asks the database"),
     Setting("PRESIDENT_LOG_FORMAT", "text", "`text`, or `json` (one object per line) for "
             "production"),
     Setting("PRESIDENT_LOG_LEVEL", "INFO", "log level of every process"),

@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple
 
-from sqlalchemy import Engine, Select, and_, bindparam, select
+from sqlalchemy import URL, Engine, Select, and_, bindparam, make_url, select
 from sqlalchemy.engine.interfaces import DBAPICursor, Dialect
 
 from engine import apply, parse_action
@@ -267,9 +267,13 @@ class GameReads:
     autocommit mode (``make_engine(url, autocommit=True)``): a read then sends no BEGIN
     and no ROLLBACK. On PostgreSQL, reads follow the change feed (``feed.py``)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, listen_url: str | None = None) -> None:
+        """``listen_url``: where the feed listens (default: ``engine``'s database; "off":
+        nowhere, and every read asks the database)."""
         self.engine = engine
-        self.feed = _feed(engine) if engine.dialect.name == "postgresql" else None
+        self.feed = None
+        if engine.dialect.name == "postgresql" and listen_url != "off":
+            self.feed = _feed(engine, make_url(listen_url) if listen_url else engine.url)
 
     def mark(self) -> int:
         """The feed's mark, to take before writing a game (``Known.seen_at``)."""
@@ -326,17 +330,18 @@ class GameReads:
         return (rows[0][0], rows[0][1]) if rows else None
 
 
-def _feed(engine: Engine) -> ChangeFeed:
-    """The process's change feed for ``engine``'s database, listening on a connection of
-    its own (with TCP keepalives: a silent network failure shows within seconds)."""
+def _feed(engine: Engine, url: URL) -> ChangeFeed:
+    """The process's change feed for ``engine``'s database, listening at ``url`` on a
+    connection of its own (with TCP keepalives: a silent network failure shows within
+    seconds)."""
     def connect() -> Any:
-        cargs, cparams = engine.dialect.create_connect_args(engine.url)
+        cargs, cparams = engine.dialect.create_connect_args(url)
         connection = engine.dialect.loaded_dbapi.connect(
             *cargs, **{**cparams, "keepalives": 1, "keepalives_idle": 5,
                        "keepalives_interval": 1, "keepalives_count": 3, "connect_timeout": 5})
         connection.autocommit = True
         return connection
 
-    feed = feed_for(engine.url.render_as_string(hide_password=False), connect)
+    feed = feed_for(url.render_as_string(hide_password=False), connect)
     feed.on_notice_once(bring_up_to_date)
     return feed

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, make_url
 
 from schedulers import Recorder
+from services.container import Container
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.handlers import (
     EventView, act, create_game, events_after, read_game, wait_for_events,
@@ -299,3 +300,22 @@ def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
         assert played.version == 2  # not refused as stale
     finally:
         release.set()
+
+
+@pytest.mark.parametrize("listen", [None, "off", "elsewhere"])
+def test_where_a_process_listens_is_a_setting(
+        db: Engine, listen: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = db.url.render_as_string(hide_password=False)
+    elsewhere = url.replace("127.0.0.1", "localhost")  # e.g. PostgreSQL past a pooler
+    if listen is None:
+        monkeypatch.delenv("PRESIDENT_CHANGE_FEED_URL", raising=False)
+    else:
+        monkeypatch.setenv("PRESIDENT_CHANGE_FEED_URL", elsewhere if listen == "elsewhere"
+                           else listen)
+    reads = Container.build(url).reads
+    if db.dialect.name != "postgresql" or listen == "off":
+        assert reads.feed is None  # every read asks the database
+        return
+    expected = make_url(elsewhere if listen == "elsewhere" else url)
+    assert reads.feed is feed_module._FEEDS[expected.render_as_string(hide_password=False)]
+    assert wait_until_live(reads.feed)
