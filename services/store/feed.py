@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
 from services.jsoncodec import dumps, loads
 
@@ -75,16 +76,71 @@ class _Vouching(NamedTuple):
 Listener = Callable[[Notice, int], None]  # (notice, mark after it)
 
 
-class ChangeFeed:
-    """One process's listener on ``CHANNEL``, on a connection of its own made by
-    ``connect`` (a DBAPI connection in autocommit mode). It starts with the first
-    ``mark`` in each process (a forked child starts its own)."""
+class Listening(Protocol):
+    """A connection that listens on ``CHANNEL`` (``PsycopgListening``; tests script one)."""
 
-    def __init__(self, connect: Callable[[], Any]) -> None:
+    def drain(self) -> list[str]:
+        """The payloads of the notices arrived so far, without waiting; raises when the
+        connection is broken."""
+
+    def wait_readable(self, timeout_s: float) -> None:
+        """Return when something arrives, or after ``timeout_s``."""
+
+    def ping(self) -> None:
+        """A round trip: shows a broken connection (notices read meanwhile are kept for
+        the next ``drain``)."""
+
+    def close(self) -> None: ...
+
+
+class PsycopgListening:
+    """``Listening`` on a psycopg connection in autocommit mode, through libpq: a drain
+    is one non-blocking read of the socket."""
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+        self._got: list[str] = []
+        connection.add_notify_handler(lambda notify: self._got.append(notify.payload))
+        connection.execute(f"LISTEN {CHANNEL}")
+
+    def drain(self) -> list[str]:
+        pgconn = self._connection.pgconn
+        pgconn.consume_input()
+        while (notify := pgconn.notifies()) is not None:
+            pgconn.notify_handler(notify)  # psycopg's: decodes, then calls ours
+        got, self._got = self._got, []
+        return got
+
+    def wait_readable(self, timeout_s: float) -> None:
+        select.select([self._connection.pgconn.socket], [], [], timeout_s)
+
+    def ping(self) -> None:
+        self._connection.execute("SELECT 1")
+
+    def close(self) -> None:
+        self._connection.close()
+
+
+class ChangeFeed:
+    """One process's listener on ``CHANNEL``, on a connection of its own (``connect``
+    makes a ``Listening``). It starts with the first ``mark`` in each process (a forked
+    child starts its own).
+
+    The requests themselves take in the notices arrived so far, before they ask whether
+    a state is fresh: one non-blocking read of the socket, and every notice that reached
+    the process before the request did counts. A thread of the feed's own connects,
+    reconnects, checks the connection every ``PING_EVERY_S``, and takes notices in as
+    they come only while someone waits for a move (a long poll), since waking a thread
+    for every move of every game costs a busy process more than all the reads."""
+
+    def __init__(self, connect: Callable[[], Listening]) -> None:
         self._connect = connect
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the feed's state
+        self._draining = threading.Lock()  # the connection, and notices in order
+        self._listening: Listening | None = None
         self._started = False
         self._stopped = threading.Event()
+        self._wanted = threading.Event()  # someone started waiting for a move
         self._seq = 0  # notices received and reconnections: marks are taken from it
         self._vouching = _Vouching(False, 1, {})
         self._listeners: list[Listener] = []
@@ -96,11 +152,13 @@ class ChangeFeed:
         """Take this before reading or writing a game; ``fresh`` needs it."""
         if not self._started:
             self._start()
+        self._drain()
         return self._seq
 
     def fresh(self, game_id: str, version: int, seen_at: int) -> bool:
         """Is ``version`` of the game, read or written after ``mark()`` gave ``seen_at``,
         still its newest? Only when the feed has listened without a break since then."""
+        self._drain()
         live, trusted_from, newest = self._vouching
         return live and seen_at >= trusted_from and version >= newest.get(game_id, -1)
 
@@ -109,8 +167,8 @@ class ChangeFeed:
         return self._vouching.live
 
     def on_notice_once(self, listener: Listener) -> None:
-        """Call ``listener`` (in the listener's thread) for every notice, from now on
-        (once, however often it is asked)."""
+        """Call ``listener`` for every notice, from now on (once, however often it is
+        asked), in the order of the notices."""
         with self._lock:
             if listener not in self._listeners:
                 self._listeners.append(listener)
@@ -122,6 +180,7 @@ class ChangeFeed:
         moved = threading.Event()
         with self._lock:
             self._waiting.setdefault(game_id, []).append(moved)
+        self._wanted.set()
         try:
             yield moved
         finally:
@@ -134,46 +193,27 @@ class ChangeFeed:
 
     def stop(self) -> None:
         self._stopped.set()
+        self._wanted.set()
 
-    # --- the listener -------------------------------------------------------------------
+    # --- taking notices in --------------------------------------------------------------
 
-    def _start(self) -> None:
-        with self._lock:
-            if self._started:
+    def _drain(self) -> None:
+        """Take in the notices arrived so far (one at a time: in order, and a request
+        that finds another draining waits for it, since it may be taking in a notice
+        that request needs)."""
+        listening = self._listening
+        if listening is None:
+            return
+        with self._draining:
+            if self._listening is not listening:
                 return
-            self._started = True
-            threading.Thread(target=self._listen, name="president-change-feed",
-                             daemon=True).start()
-
-    def _listen(self) -> None:
-        while not self._stopped.is_set():
             try:
-                connection = self._connect()
-                try:
-                    self._follow(connection)
-                finally:
-                    connection.close()
+                payloads = listening.drain()
             except Exception as error:  # noqa: BLE001 (whatever broke, reads fall back)
-                log.warning("change feed: %s; reads ask the database until it is back", error)
-            self._went_down()
-            self._stopped.wait(RECONNECT_AFTER_S)
-
-    def _follow(self, connection: Any) -> None:
-        connection.execute(f"LISTEN {CHANNEL}")
-        self._came_up()
-        while not self._stopped.is_set():
-            for notify in connection.notifies(timeout=PING_EVERY_S):
-                self._received(Notice.from_payload(notify.payload))
-            connection.execute("SELECT 1")  # a broken connection shows here at the latest
-
-    def _came_up(self) -> None:
-        with self._lock:  # every state seen so far may have missed a notice
-            self._seq += 1
-            self._vouching = _Vouching(True, self._seq, {})
-
-    def _went_down(self) -> None:
-        with self._lock:
-            self._vouching = self._vouching._replace(live=False)
+                self._broke(listening, error)
+                return
+            for payload in payloads:
+                self._received(Notice.from_payload(payload))
 
     def _received(self, notice: Notice) -> None:
         with self._lock:
@@ -185,19 +225,75 @@ class ChangeFeed:
                 newest[notice.game_id] = notice.version
             self._seq += 1
             waiters = self._waiting.pop(notice.game_id, [])
-        for arrived in waiters:
-            arrived.set()
+        for moved in waiters:
+            moved.set()
         for listener in self._listeners:
             try:
                 listener(notice, self._seq)
             except Exception:  # noqa: BLE001 (the state it concerns is just not updated)
                 log.exception("change feed: a listener failed on %s", notice)
 
+    # --- the feed's own thread ----------------------------------------------------------
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            threading.Thread(target=self._run, name="president-change-feed",
+                             daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                listening = self._connect()
+            except Exception as error:  # noqa: BLE001
+                log.warning("change feed: %s; reads ask the database until it is back", error)
+            else:
+                self._came_up(listening)
+                self._follow(listening)
+                listening.close()
+            self._stopped.wait(RECONNECT_AFTER_S)
+
+    def _follow(self, listening: Listening) -> None:
+        next_ping = time.monotonic() + PING_EVERY_S
+        while not self._stopped.is_set() and self._listening is listening:
+            if self._waiting:  # a long poll: take each notice in as it comes
+                listening.wait_readable(PING_EVERY_S)
+            else:
+                self._wanted.wait(PING_EVERY_S)
+                self._wanted.clear()
+            self._drain()
+            if time.monotonic() >= next_ping:
+                next_ping = time.monotonic() + PING_EVERY_S
+                with self._draining:
+                    if self._listening is listening:
+                        try:
+                            listening.ping()
+                        except Exception as error:  # noqa: BLE001
+                            self._broke(listening, error)
+                self._drain()
+
+    def _came_up(self, listening: Listening) -> None:
+        with self._draining, self._lock:  # every state seen so far may have missed a notice
+            self._listening = listening
+            self._seq += 1
+            self._vouching = _Vouching(True, self._seq, {})
+
+    def _broke(self, listening: Listening, error: Exception) -> None:
+        """(With ``_draining`` held.)"""
+        log.warning("change feed: %s; reads ask the database until it is back", error)
+        with self._lock:
+            if self._listening is listening:
+                self._listening = None
+                self._vouching = self._vouching._replace(live=False)
+        self._wanted.set()
 
     def _forked(self) -> None:
         """In a child process: no listener runs here, and none of the parent's states
         can be vouched for; the next ``mark`` starts a listener of the child's own."""
-        self._lock = threading.Lock()
+        self._lock, self._draining = threading.Lock(), threading.Lock()
+        self._listening = None
         self._started = False
         self._seq += 1
         self._vouching = _Vouching(False, self._seq, {})

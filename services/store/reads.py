@@ -27,7 +27,7 @@ from engine.snapshot import event_from_dict, state_from_dict
 from engine.state import LogEntry, State
 from services.domain import Game, PlayedFor, Seat
 from services.jsoncodec import loads
-from services.store.feed import ChangeFeed, Notice, feed_for
+from services.store.feed import ChangeFeed, Notice, PsycopgListening, feed_for
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow
 from services.versioned import VersionedCache
 
@@ -336,13 +336,13 @@ def _feed(engine: Engine, url: URL) -> ChangeFeed:
     """The process's change feed for ``engine``'s database, listening at ``url`` on a
     connection of its own (with TCP keepalives: a silent network failure shows within
     seconds)."""
-    def connect() -> Any:
+    def connect() -> PsycopgListening:
         cargs, cparams = engine.dialect.create_connect_args(url)
         connection = engine.dialect.loaded_dbapi.connect(
             *cargs, **{**cparams, "keepalives": 1, "keepalives_idle": 5,
                        "keepalives_interval": 1, "keepalives_count": 3, "connect_timeout": 5})
         connection.autocommit = True
-        return connection
+        return PsycopgListening(connection)
 
     feed = feed_for(url.render_as_string(hide_password=False), connect)
     feed.on_notice_once(bring_up_to_date)

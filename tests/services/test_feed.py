@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 import pytest
 from sqlalchemy import Engine, make_url
@@ -32,20 +32,27 @@ class Scripted:
 
     def __init__(self) -> None:
         self.incoming: queue.Queue[Notice | Exception] = queue.Queue()
-        self.listening = False
+        self.pings = 0
+        self.answers = True
 
-    def execute(self, sql: str) -> None:
-        self.listening = self.listening or sql.startswith("LISTEN")
+    def drain(self) -> list[str]:
+        payloads = []
+        while not self.incoming.empty():
+            item = self.incoming.get()
+            if isinstance(item, Exception):
+                raise item
+            payloads.append(item.payload())
+        return payloads
 
-    def notifies(self, timeout: float) -> Iterator[Any]:
-        try:
-            while True:
-                item = self.incoming.get(timeout=timeout)
-                if isinstance(item, Exception):
-                    raise item
-                yield type("Notify", (), {"payload": item.payload()})()
-        except queue.Empty:
-            return
+    def wait_readable(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while self.incoming.empty() and time.monotonic() < deadline:
+            time.sleep(0.001)
+
+    def ping(self) -> None:
+        if not self.answers:
+            raise ConnectionError("no answer")
+        self.pings += 1
 
     def close(self) -> None:
         pass
@@ -90,13 +97,33 @@ def test_a_state_is_vouched_for_until_a_newer_move_of_its_game_is_announced(
     assert feed.fresh("b", 8, seen)  # e.g. brought up to date by that very notice
 
 
+def test_a_read_takes_in_every_notice_that_arrived_before_it(
+        scripted: tuple[ChangeFeed, list[Scripted]]) -> None:
+    feed, connections = scripted
+    seen = feed.mark()
+    connections[0].incoming.put(Notice("b", 7, 8, 20, ("3H",)))
+    assert not feed.fresh("b", 7, seen)  # no waiting for the feed's thread: the read drains
+
+
+def test_a_connection_that_stops_answering_is_found_out_and_replaced(
+        scripted: tuple[ChangeFeed, list[Scripted]], monkeypatch: pytest.MonkeyPatch) -> None:
+    feed, connections = scripted
+    monkeypatch.setattr(feed_module, "PING_EVERY_S", 0.01)
+    feed._wanted.set()  # (the thread sleeps a second at most: wake it now)
+    _until(lambda: connections[0].pings > 0)
+    seen = feed.mark()
+    connections[0].answers = False
+    _until(lambda: len(connections) == 2 and feed.live)
+    assert not feed.fresh("a", 3, seen)
+
+
 def test_nothing_seen_before_the_listener_was_connected_is_vouched_for() -> None:
     connected = []
     feed = ChangeFeed(lambda: connected.append(Scripted()) or connected[-1])
     assert not feed.fresh("a", 3, -1)
     before = feed.mark()  # starts the listener
     _until(lambda: feed.live)
-    assert connected[0].listening
+    assert len(connected) == 1
     assert not feed.fresh("a", 3, before) and feed.fresh("a", 3, feed.mark())
     feed.stop()
 
@@ -273,15 +300,21 @@ def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
     game_id = created.game.game_id
     first = read_game(ReadGame(game_id), reads).view.to_act  # held here at version 0
     release, held = threading.Event(), threading.Event()
-    received = feed._received
+    listening = feed._listening
+    assert listening is not None
+    drain, withheld = listening.drain, []
 
-    def late(notice: Notice) -> None:  # the notice of the next move is slow to arrive
-        if notice.game_id == game_id:
+    def late() -> list[str]:  # the notice of the next move is slow to arrive
+        arrived = drain()
+        if release.is_set():
+            arrived, withheld[:] = withheld + arrived, []
+            return arrived
+        withheld.extend(p for p in arrived if game_id in p)
+        if withheld:
             held.set()
-            release.wait(30)
-        received(notice)
+        return [p for p in arrived if game_id not in p]
 
-    monkeypatch.setattr(feed, "_received", late)
+    monkeypatch.setattr(listening, "drain", late)
     try:
         subprocess.run(
             [sys.executable, "-c", ANOTHER_PROCESS,
@@ -300,6 +333,7 @@ def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
         assert played.version == 2  # not refused as stale
     finally:
         release.set()
+        feed.mark()
 
 
 @pytest.mark.parametrize("listen", [None, "off", "elsewhere"])
