@@ -5,8 +5,11 @@ Both apps run under gunicorn gthread (2 workers x 4 threads). Keep-alive connect
 then, for a fixed time each:
 
 - hello: ``GET /hello``; hello_db (with wrk): ``GET /hello/db``, the same plus one
-  ``SELECT 1``, the ceiling of any endpoint that reads the database;
-- view: ``GET /v1/games/{id}`` with the token of the seat to act, over many games;
+  ``SELECT 1``: what one round trip to the database costs a request, the most any
+  endpoint that waits on the database can reach;
+- view: ``GET /v1/games/{id}`` with the token of the seat to act, over many games (on
+  PostgreSQL, answered from memory once a process has read a game: the change feed
+  vouches for the states it holds);
 - action: ``POST /v1/games/{id}/actions`` only. The bench created the games with known
   seeds, so it mirrors each one with the engine and knows the seat to act, its token, a
   legal action and the version — the load is actions alone.
