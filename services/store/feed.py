@@ -33,6 +33,8 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
+from prometheus_client import Counter, Gauge
+
 from services.jsoncodec import dumps, loads
 
 CHANNEL = "president_moves"
@@ -42,6 +44,10 @@ PING_EVERY_S = 1.0  # the listener checks its connection at least this often
 RECONNECT_AFTER_S = 0.5
 
 log = logging.getLogger(__name__)
+NOTICES = Counter("president_change_feed_notices_total", "Moves announced to this process")
+LISTENING = Gauge("president_change_feed_listening",
+                  "Processes whose change feed is connected (reads from memory)",
+                  multiprocess_mode="livesum")
 
 
 class Notice(NamedTuple):
@@ -225,6 +231,7 @@ class ChangeFeed:
                 newest[notice.game_id] = notice.version
             self._seq += 1
             waiters = self._waiting.pop(notice.game_id, [])
+        NOTICES.inc()
         for moved in waiters:
             moved.set()
         for listener in self._listeners:
@@ -279,6 +286,7 @@ class ChangeFeed:
             self._listening = listening
             self._seq += 1
             self._vouching = _Vouching(True, self._seq, {})
+        LISTENING.set(1)
 
     def _broke(self, listening: Listening, error: Exception) -> None:
         """(With ``_draining`` held.)"""
@@ -287,6 +295,7 @@ class ChangeFeed:
             if self._listening is listening:
                 self._listening = None
                 self._vouching = self._vouching._replace(live=False)
+        LISTENING.set(0)
         self._wanted.set()
 
     def _forked(self) -> None:

@@ -18,6 +18,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple
 
+from prometheus_client import Counter
 from sqlalchemy import URL, Engine, Select, and_, bindparam, make_url, select
 from sqlalchemy.engine.interfaces import DBAPICursor, Dialect
 
@@ -107,6 +108,10 @@ class Known(NamedTuple):
 # replaying the few actions since (another process may have played them), much cheaper
 # than decoding the stored snapshot, which is read only when the gap is wide.
 STATES: VersionedCache[str, Known] = VersionedCache(4096)
+GAME_READS = Counter("president_game_reads_total",
+                     "Games read, by where their state came from (memory: the change feed "
+                     "vouched for the state this process held)", ["source"])
+_FROM_MEMORY, _FROM_DATABASE = GAME_READS.labels("memory"), GAME_READS.labels("database")
 REPLAY_AT_MOST = 32
 POLL_S = 0.1  # how often a waiting request looks for new events without the change feed
 
@@ -192,7 +197,9 @@ def load_game(run: Run, game_id: str, feed: ChangeFeed | None = None,
     seating, known = SEATINGS.get(game_id), STATES.get(game_id)
     if (feed is not None and seating is not None and known is not None
             and known.version >= at_least and feed.fresh(game_id, known.version, known.seen_at)):
+        _FROM_MEMORY.inc()
         return _game(game_id, seating, known)
+    _FROM_DATABASE.inc()
     seen_at = -1 if feed is None else feed.mark()
     if seating is None:
         rows = run(GAME_AND_SEATS, game_id=game_id)

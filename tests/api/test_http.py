@@ -258,6 +258,7 @@ def test_metrics_count_requests_by_route_and_status(client: FlaskClient) -> None
     assert 'president_http_requests_total{method="GET",route="/v1/rules",status="200"}' in text_
     assert 'route="/v1/games/<string:game_id>",status="404"' in text_
     assert "president_http_request_seconds_bucket" in text_
+    assert 'president_game_reads_total{source="database"}' in text_  # the unknown game
 
 
 def test_a_view_is_rendered_once_per_version_and_seat(client: FlaskClient) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
+from prometheus_client import REGISTRY
 from sqlalchemy import Engine, make_url
 
 from schedulers import Recorder
@@ -243,14 +244,23 @@ def test_a_move_made_by_another_process_reaches_this_one(
     if notified:  # the notice's actions applied here
         _until(lambda: (STATES.get(game_id) or (0,))[0] == 1)
     queries.clear()
+    counted = _reads_counted()
     moved = reads.get(game_id)
     assert moved is not None and moved.version == 1
     assert (queries == []) == notified
+    source = "memory" if notified else "database"  # (what /metrics shows)
+    assert _reads_counted()[source] == counted[source] + 1
     monkeypatch.undo()
     STATES.clear()
     stored = reads.get(game_id)  # from the stored snapshot
     assert stored is not None and stored.version == 1
     assert stored.state == moved.state
+
+
+def _reads_counted() -> dict[str, float]:
+    return {source: REGISTRY.get_sample_value("president_game_reads_total",
+                                              {"source": source}) or 0.0
+            for source in ("memory", "database")}
 
 
 def test_a_long_poll_wakes_on_the_move_it_waits_for(
@@ -353,3 +363,4 @@ def test_where_a_process_listens_is_a_setting(
     expected = make_url(elsewhere if listen == "elsewhere" else url)
     assert reads.feed is feed_module._FEEDS[expected.render_as_string(hide_password=False)]
     assert wait_until_live(reads.feed)
+    assert REGISTRY.get_sample_value("president_change_feed_listening") == 1
