@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, String, Text, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -20,11 +20,15 @@ class Base(DeclarativeBase):
 
 class GameRow(Base):
     __tablename__ = "games"
+    # Few indexes: a move rewrites the row and every index on what it changes
+    # (migration 0005). ix_games_waiting also serves queries on the status alone.
     __table_args__ = (Index("ix_games_waiting", "status", "updated_at"),
-                      Index("ix_games_turn_deadline", "turn_deadline"))
+                      Index("ix_games_turn_deadline", "turn_deadline",
+                            postgresql_where=text("turn_deadline IS NOT NULL"),
+                            sqlite_where=text("turn_deadline IS NOT NULL")))
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    status: Mapped[str] = mapped_column(String(16), index=True)  # "active" | "over"
+    status: Mapped[str] = mapped_column(String(16))  # "active" | "over"
     preset: Mapped[str] = mapped_column(String(32))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     seed: Mapped[int] = mapped_column(BigInteger)

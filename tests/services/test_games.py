@@ -6,6 +6,8 @@ import threading
 from typing import Callable
 
 import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
 from sqlalchemy import Engine, func, select, text
 
 from engine import NotYourTurn, UnknownCard, WrongPhase
@@ -19,7 +21,7 @@ from services.handlers import GameView, act, create_game, read_game, rebuilt_sta
 from services.turns import take_ai_turn
 from services.scheduler import InlineScheduler
 from services.store.db import migrations_current
-from services.store.models import ActionRow
+from services.store.models import ActionRow, Base
 from services.store.uow import UnitOfWork
 from workers.ai import decide
 
@@ -57,6 +59,12 @@ def _action_count(db: Engine, game_id: str) -> int:
 
 def test_migrations_are_current(db: Engine) -> None:
     assert migrations_current(db)
+
+
+def test_the_migrations_build_what_the_models_describe(db: Engine) -> None:
+    """Tables, columns, indexes (partial ones included) and keys alike."""
+    with db.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
 
 
 def test_four_humans_play_a_series_and_the_log_rebuilds_the_snapshot(
