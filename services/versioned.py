@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Generic, Hashable, TypeVar
+from typing import Callable, Generic, Hashable, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -35,6 +35,18 @@ class VersionedCache(Generic[K, V]):
             self._items.move_to_end(key)
             if len(self._items) > self._size:
                 self._items.popitem(last=False)
+
+    def put_if(self, key: K, value: V, replaces: Callable[[V, V], bool]) -> None:
+        """Put ``value`` unless an entry is there that ``replaces(old, value)`` says is
+        better kept: checked and put under one lock, so two threads cannot undo each
+        other."""
+        with self._lock:
+            old = self._items.get(key)
+            if old is None or replaces(old, value):
+                self._items[key] = value
+                self._items.move_to_end(key)
+                if len(self._items) > self._size:
+                    self._items.popitem(last=False)
 
     def clear(self) -> None:
         with self._lock:

@@ -25,6 +25,7 @@ SQLite has no notifications: there, every read asks the database.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import select
@@ -40,13 +41,13 @@ from services.jsoncodec import dumps, loads
 CHANNEL = "president_moves"
 NOTICE_BYTES_AT_MOST = 7000  # PostgreSQL's limit is 8000 bytes; the actions go beyond it
 REMEMBER_AT_MOST = 100_000  # games whose newest version is kept; then all is forgotten
-PING_EVERY_S = 1.0  # the listener checks its connection at least this often
+IDLE_DRAIN_S = 1.0  # how often the feed's thread takes notices in while nobody waits
 RECONNECT_AFTER_S = 0.5
 
 log = logging.getLogger(__name__)
 NOTICES = Counter("president_change_feed_notices_total", "Moves announced to this process")
 LISTENING = Gauge("president_change_feed_listening",
-                  "Processes whose change feed is connected (reads from memory)",
+                  "Change feeds connected (one per process that reads from memory)",
                   multiprocess_mode="livesum")
 
 
@@ -61,8 +62,8 @@ class Notice(NamedTuple):
 
     def payload(self) -> str:
         text = dumps([self.game_id, self.after, self.version, self.events, self.actions])
-        if len(text.encode()) <= NOTICE_BYTES_AT_MOST:
-            return text
+        if len(text.encode()) <= NOTICE_BYTES_AT_MOST or self.actions is None:
+            return text  # (without actions: a game id and three numbers)
         return self._replace(actions=None).payload()
 
     @classmethod
@@ -92,22 +93,27 @@ class Listening(Protocol):
     def wait_readable(self, timeout_s: float) -> None:
         """Return when something arrives, or after ``timeout_s``."""
 
-    def ping(self) -> None:
-        """A round trip: shows a broken connection (notices read meanwhile are kept for
-        the next ``drain``)."""
-
     def close(self) -> None: ...
 
 
 class PsycopgListening:
     """``Listening`` on a psycopg connection in autocommit mode, through libpq: a drain
-    is one non-blocking read of the socket."""
+    is one non-blocking read of the socket. A connection the server drops, or that TCP
+    keepalives find dead, fails the next drain."""
 
     def __init__(self, connection: Any) -> None:
         self._connection = connection
         self._got: list[str] = []
         connection.add_notify_handler(lambda notify: self._got.append(notify.payload))
         connection.execute(f"LISTEN {CHANNEL}")
+        # A transaction-mode pooler would take LISTEN and never deliver a notice: refuse a
+        # session that does not say it listens (the feed then stays down, reads ask the
+        # database, and the log says why).
+        listening = connection.execute("SELECT pg_listening_channels()").fetchall()
+        if (CHANNEL,) not in listening:
+            connection.close()
+            raise RuntimeError(f"LISTEN {CHANNEL} did not hold: is a transaction-mode "
+                               "pooler in the way? (PRESIDENT_CHANGE_FEED_URL)")
 
     def drain(self) -> list[str]:
         pgconn = self._connection.pgconn
@@ -120,11 +126,11 @@ class PsycopgListening:
     def wait_readable(self, timeout_s: float) -> None:
         select.select([self._connection.pgconn.socket], [], [], timeout_s)
 
-    def ping(self) -> None:
-        self._connection.execute("SELECT 1")
-
     def close(self) -> None:
         self._connection.close()
+
+
+_MARKS = itertools.count(1)  # one sequence for every feed of the process: marks compare
 
 
 class ChangeFeed:
@@ -132,12 +138,13 @@ class ChangeFeed:
     makes a ``Listening``). It starts with the first ``mark`` in each process (a forked
     child starts its own).
 
-    The requests themselves take in the notices arrived so far, before they ask whether
-    a state is fresh: one non-blocking read of the socket, and every notice that reached
-    the process before the request did counts. A thread of the feed's own connects,
-    reconnects, checks the connection every ``PING_EVERY_S``, and takes notices in as
-    they come only while someone waits for a move (a long poll), since waking a thread
-    for every move of every game costs a busy process more than all the reads."""
+    The requests themselves take in the notices arrived so far (``take_in``) before they
+    ask whether a state is fresh: one non-blocking read of the socket, and every notice
+    that reached the process before the request did counts. A thread of the feed's own
+    connects, reconnects, takes notices in every ``IDLE_DRAIN_S`` (so that they do not
+    pile up in a process nobody asks), and as they come only while someone waits for a
+    move (a long poll): waking a thread for every move of every game would cost a busy
+    process more than all its reads."""
 
     def __init__(self, connect: Callable[[], Listening]) -> None:
         self._connect = connect
@@ -147,7 +154,7 @@ class ChangeFeed:
         self._started = False
         self._stopped = threading.Event()
         self._wanted = threading.Event()  # someone started waiting for a move
-        self._seq = 0  # notices received and reconnections: marks are taken from it
+        self._seq = 0  # the mark: notices taken in, reconnections, forgettings
         self._vouching = _Vouching(False, 1, {})
         self._listeners: list[Listener] = []
         self._waiting: dict[str, list[threading.Event]] = {}
@@ -158,13 +165,13 @@ class ChangeFeed:
         """Take this before reading or writing a game; ``fresh`` needs it."""
         if not self._started:
             self._start()
-        self._drain()
+        self.take_in()
         return self._seq
 
     def fresh(self, game_id: str, version: int, seen_at: int) -> bool:
         """Is ``version`` of the game, read or written after ``mark()`` gave ``seen_at``,
-        still its newest? Only when the feed has listened without a break since then."""
-        self._drain()
+        still its newest, as far as the notices taken in (``take_in``) say? Only when the
+        feed has listened without a break since then."""
         live, trusted_from, newest = self._vouching
         return live and seen_at >= trusted_from and version >= newest.get(game_id, -1)
 
@@ -200,18 +207,20 @@ class ChangeFeed:
     def stop(self) -> None:
         self._stopped.set()
         self._wanted.set()
+        with self._lock:
+            self._vouching = self._vouching._replace(live=False)
 
     # --- taking notices in --------------------------------------------------------------
 
-    def _drain(self) -> None:
-        """Take in the notices arrived so far (one at a time: in order, and a request
-        that finds another draining waits for it, since it may be taking in a notice
-        that request needs)."""
-        listening = self._listening
-        if listening is None:
+    def take_in(self) -> None:
+        """Take in the notices arrived so far, one drain at a time: in order, and a
+        request that finds another draining waits for it, since it may be taking in a
+        notice that request needs."""
+        if self._listening is None:
             return
         with self._draining:
-            if self._listening is not listening:
+            listening = self._listening
+            if listening is None:
                 return
             try:
                 payloads = listening.drain()
@@ -219,26 +228,41 @@ class ChangeFeed:
                 self._broke(listening, error)
                 return
             for payload in payloads:
-                self._received(Notice.from_payload(payload))
+                try:
+                    notice = Notice.from_payload(payload)
+                except (ValueError, TypeError) as error:  # (e.g. a NOTIFY by hand)
+                    log.warning("change feed: unreadable notice %.200r (%s): every state "
+                                "held is read again", payload, error)
+                    self._distrust_all()
+                else:
+                    self._received(notice)
 
     def _received(self, notice: Notice) -> None:
         with self._lock:
-            vouching = self._vouching
-            if len(vouching.newest) >= REMEMBER_AT_MOST:  # forget all, distrust all
-                vouching = self._vouching = _Vouching(True, self._seq + 1, {})
-            newest = vouching.newest
+            if len(self._vouching.newest) >= REMEMBER_AT_MOST:
+                self._distrust_all(locked=True)  # forget all
+            newest = self._vouching.newest
             if newest.get(notice.game_id, -1) < notice.version:
                 newest[notice.game_id] = notice.version
-            self._seq += 1
+            self._seq = mark = next(_MARKS)
             waiters = self._waiting.pop(notice.game_id, [])
         NOTICES.inc()
         for moved in waiters:
             moved.set()
         for listener in self._listeners:
             try:
-                listener(notice, self._seq)
+                listener(notice, mark)
             except Exception:  # noqa: BLE001 (the state it concerns is just not updated)
                 log.exception("change feed: a listener failed on %s", notice)
+
+    def _distrust_all(self, locked: bool = False) -> None:
+        """Vouch for no state seen so far (the feed may have missed a notice about it)."""
+        if not locked:
+            with self._lock:
+                return self._distrust_all(locked=True)
+        self._seq = next(_MARKS)
+        self._vouching = _Vouching(self._vouching.live, self._seq, {})
+        return None
 
     # --- the feed's own thread ----------------------------------------------------------
 
@@ -246,9 +270,10 @@ class ChangeFeed:
         with self._lock:
             if self._started:
                 return
+            thread = threading.Thread(target=self._run, name="president-change-feed",
+                                      daemon=True)
+            thread.start()
             self._started = True
-            threading.Thread(target=self._run, name="president-change-feed",
-                             daemon=True).start()
 
     def _run(self) -> None:
         while not self._stopped.is_set():
@@ -258,53 +283,53 @@ class ChangeFeed:
                 log.warning("change feed: %s; reads ask the database until it is back", error)
             else:
                 self._came_up(listening)
-                self._follow(listening)
-                listening.close()
+                try:
+                    self._follow(listening)
+                except Exception as error:  # noqa: BLE001 (e.g. the socket went away)
+                    with self._draining:
+                        self._broke(listening, error)
+                finally:
+                    with self._draining:
+                        if self._listening is listening:  # (stopped while up)
+                            self._broke(listening, RuntimeError("stopped"))
+                        listening.close()
             self._stopped.wait(RECONNECT_AFTER_S)
 
     def _follow(self, listening: Listening) -> None:
-        next_ping = time.monotonic() + PING_EVERY_S
         while not self._stopped.is_set() and self._listening is listening:
             if self._waiting:  # a long poll: take each notice in as it comes
-                listening.wait_readable(PING_EVERY_S)
+                listening.wait_readable(IDLE_DRAIN_S)
             else:
-                self._wanted.wait(PING_EVERY_S)
+                self._wanted.wait(IDLE_DRAIN_S)
                 self._wanted.clear()
-            self._drain()
-            if time.monotonic() >= next_ping:
-                next_ping = time.monotonic() + PING_EVERY_S
-                with self._draining:
-                    if self._listening is listening:
-                        try:
-                            listening.ping()
-                        except Exception as error:  # noqa: BLE001
-                            self._broke(listening, error)
-                self._drain()
+            self.take_in()
 
     def _came_up(self, listening: Listening) -> None:
         with self._draining, self._lock:  # every state seen so far may have missed a notice
             self._listening = listening
-            self._seq += 1
+            self._seq = next(_MARKS)
             self._vouching = _Vouching(True, self._seq, {})
-        LISTENING.set(1)
+        LISTENING.inc()
 
     def _broke(self, listening: Listening, error: Exception) -> None:
         """(With ``_draining`` held.)"""
-        log.warning("change feed: %s; reads ask the database until it is back", error)
         with self._lock:
-            if self._listening is listening:
-                self._listening = None
-                self._vouching = self._vouching._replace(live=False)
-        LISTENING.set(0)
+            if self._listening is not listening:
+                return
+            self._listening = None
+            self._vouching = self._vouching._replace(live=False)
+        log.warning("change feed: %s; reads ask the database until it is back", error)
+        LISTENING.dec()
         self._wanted.set()
 
     def _forked(self) -> None:
         """In a child process: no listener runs here, and none of the parent's states
         can be vouched for; the next ``mark`` starts a listener of the child's own."""
         self._lock, self._draining = threading.Lock(), threading.Lock()
+        self._stopped, self._wanted = threading.Event(), threading.Event()
         self._listening = None
         self._started = False
-        self._seq += 1
+        self._seq = next(_MARKS)
         self._vouching = _Vouching(False, self._seq, {})
         self._waiting = {}
 
@@ -316,6 +341,7 @@ _FEEDS_LOCK = threading.Lock()
 def _forked() -> None:
     global _FEEDS_LOCK
     _FEEDS_LOCK = threading.Lock()
+    LISTENING.set(0)
     for feed in _FEEDS.values():
         feed._forked()
 

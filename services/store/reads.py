@@ -119,9 +119,11 @@ POLL_S = 0.1  # how often a waiting request looks for new events without the cha
 def remember_state(game_id: str, known: Known) -> None:
     """Keep ``known`` unless this process knows a newer state of the game already (or the
     same one, seen later: the feed vouches for the one seen last)."""
-    newest = STATES.get(game_id)
-    if newest is None or (newest.version, newest.seen_at) < (known.version, known.seen_at):
-        STATES.put(game_id, known)
+    STATES.put_if(game_id, known, _older)
+
+
+def _older(held: Known, new: Known) -> bool:
+    return (held.version, held.seen_at) < (new.version, new.seen_at)
 
 
 def bring_up_to_date(notice: Notice, mark: int) -> None:
@@ -194,6 +196,8 @@ def load_game(run: Run, game_id: str, feed: ChangeFeed | None = None,
     otherwise usually one small query: the seating never changes, and the newest state
     known here is brought up to date with the actions since (read in the same query);
     the stored snapshot is read when no state is known or the gap is wide."""
+    if feed is not None:
+        feed.take_in()  # first: a notice that just came may bring the state held up to date
     seating, known = SEATINGS.get(game_id), STATES.get(game_id)
     if (feed is not None and seating is not None and known is not None
             and known.version >= at_least and feed.fresh(game_id, known.version, known.seen_at)):
@@ -341,13 +345,14 @@ class GameReads:
 
 def _feed(engine: Engine, url: URL) -> ChangeFeed:
     """The process's change feed for ``engine``'s database, listening at ``url`` on a
-    connection of its own (with TCP keepalives: a silent network failure shows within
-    seconds)."""
+    connection of its own (TCP keepalives and a user timeout: a silent network failure
+    breaks the connection within seconds, and the feed with it)."""
     def connect() -> PsycopgListening:
         cargs, cparams = engine.dialect.create_connect_args(url)
         connection = engine.dialect.loaded_dbapi.connect(
             *cargs, **{**cparams, "keepalives": 1, "keepalives_idle": 5,
-                       "keepalives_interval": 1, "keepalives_count": 3, "connect_timeout": 5})
+                       "keepalives_interval": 1, "keepalives_count": 3, "connect_timeout": 5,
+                       "tcp_user_timeout": 10_000})
         connection.autocommit = True
         return PsycopgListening(connection)
 

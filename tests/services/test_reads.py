@@ -15,7 +15,7 @@ from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.domain import Game
 from services.errors import StaleVersion
 from services.handlers import act, create_game, read_game
-from services.store.reads import SEATINGS, STATES, GameReads, Known
+from services.store.reads import SEATINGS, STATES, GameReads, Known, remember_state
 from services.store.uow import UnitOfWork
 from services.versioned import VersionedCache
 
@@ -189,3 +189,15 @@ def test_a_connection_the_server_dropped_fails_once_and_leaves_the_pool(
     found = one.get(game_id)  # on a new connection: the dead one did not go back
     assert found is not None and found.version == 1
     one.engine.dispose()
+
+
+def test_a_state_held_is_never_replaced_by_an_older_one(uow_factory: UowFactory) -> None:
+    """Checked and put under one lock: a slow reader cannot undo a newer write."""
+    game_id, version = _played(uow_factory, 2)
+    state = STATES.get(game_id)
+    assert state is not None and state.version == version
+    remember_state(game_id, state._replace(version=version - 1, seen_at=state.seen_at + 5))
+    assert STATES.get(game_id) == state
+    later = state._replace(seen_at=state.seen_at + 5)  # the same state, vouched for later
+    remember_state(game_id, later)
+    assert STATES.get(game_id) == later
