@@ -224,6 +224,15 @@ act(Act(game_id, token, str(view.legal_actions[-1]), int(version)),
 """
 
 
+def _play_in_another_process(db: Engine, game_id: str, token: str, version: int) -> None:
+    """The token's seat plays its last legal action, from a process of its own."""
+    subprocess.run(
+        [sys.executable, "-c", ANOTHER_PROCESS, db.url.render_as_string(hide_password=False),
+         game_id, token, str(version)],
+        check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(Path(__file__).parents[1]), str(Path(__file__).parents[2])])})
+
+
 def test_a_move_made_by_another_process_reaches_this_one(
         db: Engine, uow_factory: Callable[[], UnitOfWork], reads: GameReads,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -242,11 +251,7 @@ def test_a_move_made_by_another_process_reaches_this_one(
         queries.append(query), run(self, query, **values))[1])
     assert reads.get(game_id).version == 0  # type: ignore[union-attr]
     assert (queries == []) == notified  # vouched for by the feed: no read
-    subprocess.run(
-        [sys.executable, "-c", ANOTHER_PROCESS, db.url.render_as_string(hide_password=False),
-         game_id, created.tokens[before.to_act], "0"],
-        check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(
-            [str(Path(__file__).parents[1]), str(Path(__file__).parents[2])])})
+    _play_in_another_process(db, game_id, created.tokens[before.to_act], 0)
     if notified:  # the notice's actions applied here
         _until(lambda: (STATES.get(game_id) or (0,))[0] == 1)
     queries.clear()
@@ -332,12 +337,7 @@ def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
 
     monkeypatch.setattr(listening, "drain", late)
     try:
-        subprocess.run(
-            [sys.executable, "-c", ANOTHER_PROCESS,
-             db.url.render_as_string(hide_password=False), game_id,
-             created.tokens[first], "0"],
-            check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                [str(Path(__file__).parents[1]), str(Path(__file__).parents[2])])})
+        _play_in_another_process(db, game_id, created.tokens[first], 0)
         assert held.wait(30)
         assert reads.get(game_id).version == 0  # type: ignore[union-attr]  # (the window)
         assert reads.get(game_id, at_least=1).version == 1  # type: ignore[union-attr]
