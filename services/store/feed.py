@@ -349,7 +349,7 @@ def _forked() -> None:
 os.register_at_fork(after_in_child=_forked)
 
 
-def feed_for(key: str, connect: Callable[[], Any]) -> ChangeFeed:
+def feed_for(key: str, connect: Callable[[], Listening]) -> ChangeFeed:
     """The process's feed for a database (``key``: its URL), made on first use."""
     with _FEEDS_LOCK:
         if key not in _FEEDS:
