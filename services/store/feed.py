@@ -240,7 +240,7 @@ class ChangeFeed:
     def _received(self, notice: Notice) -> None:
         with self._lock:
             if len(self._vouching.newest) >= REMEMBER_AT_MOST:
-                self._distrust_all(locked=True)  # forget all
+                self._forget_all()
             newest = self._vouching.newest
             if newest.get(notice.game_id, -1) < notice.version:
                 newest[notice.game_id] = notice.version
@@ -255,14 +255,15 @@ class ChangeFeed:
             except Exception:  # noqa: BLE001 (the state it concerns is just not updated)
                 log.exception("change feed: a listener failed on %s", notice)
 
-    def _distrust_all(self, locked: bool = False) -> None:
-        """Vouch for no state seen so far (the feed may have missed a notice about it)."""
-        if not locked:
-            with self._lock:
-                return self._distrust_all(locked=True)
+    def _distrust_all(self) -> None:
+        with self._lock:
+            self._forget_all()
+
+    def _forget_all(self) -> None:
+        """(With ``_lock`` held.) Vouch for no state seen so far: the feed may have missed
+        a notice about it, or no longer remembers one."""
         self._seq = next(_MARKS)
         self._vouching = _Vouching(self._vouching.live, self._seq, {})
-        return None
 
     # --- the feed's own thread ----------------------------------------------------------
 

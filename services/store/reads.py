@@ -196,15 +196,15 @@ def load_game(run: Run, game_id: str, feed: ChangeFeed | None = None,
     otherwise usually one small query: the seating never changes, and the newest state
     known here is brought up to date with the actions since (read in the same query);
     the stored snapshot is read when no state is known or the gap is wide."""
-    if feed is not None:
-        feed.take_in()  # first: a notice that just came may bring the state held up to date
+    # The mark first: it takes in the notices arrived so far (one may bring the state held
+    # up to date), and it is taken before any database read, as ``seen_at`` must be.
+    seen_at = -1 if feed is None else feed.mark()
     seating, known = SEATINGS.get(game_id), STATES.get(game_id)
     if (feed is not None and seating is not None and known is not None
             and known.version >= at_least and feed.fresh(game_id, known.version, known.seen_at)):
         _FROM_MEMORY.inc()
         return _game(game_id, seating, known)
     _FROM_DATABASE.inc()
-    seen_at = -1 if feed is None else feed.mark()
     if seating is None:
         rows = run(GAME_AND_SEATS, game_id=game_id)
         if not rows:
