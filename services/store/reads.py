@@ -31,6 +31,7 @@ from services.jsoncodec import loads
 from services.store.feed import ChangeFeed, Notice, PsycopgListening, feed_for
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow
 from services.versioned import VersionedCache
+from services.store.moves import MoveBatches
 
 
 class Query:
@@ -285,12 +286,15 @@ class GameReads:
         nowhere, and every read asks the database)."""
         self.engine = engine
         self.feed = None
+        # (moves go through the same pool: on PostgreSQL one statement, with no transaction)
+        self.moves = MoveBatches(self.cursor) if engine.dialect.name == "postgresql" else None
         if engine.dialect.name == "postgresql" and listen_url != "off":
             self.feed = _feed(engine, make_url(listen_url) if listen_url else engine.url)
 
     def mark(self) -> int:
-        """The feed's mark, to take before writing a game (``Known.seen_at``)."""
-        return -1 if self.feed is None else self.feed.mark()
+        """The feed's mark, to take before writing a game (``Known.seen_at``): the request
+        took the notices in as it read the game, so no need to do it again."""
+        return -1 if self.feed is None else self.feed.mark(take_in=False)
 
     @contextmanager
     def cursor(self) -> Iterator[DBAPICursor]:

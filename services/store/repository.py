@@ -13,7 +13,7 @@ from engine.snapshot import event_to_dict, state_to_dict
 from engine.state import LogEntry
 from services.domain import Game, PlayedFor
 from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
-from services.store.moves import Move, move_in_one_statement
+from services.store.moves import Move
 from services.store.reads import GameReads, Known, known_game, remember_state
 
 
@@ -112,9 +112,8 @@ class GameRepository:
             [{"seq": first_event + offset,
               "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
              for offset, e in enumerate(events, start=1)], key)
-        if self.reads.engine.dialect.name == "postgresql":
-            with self.reads.cursor() as cursor:
-                done = move_in_one_statement(cursor, move)
+        if self.reads.moves is not None:
+            done = self.reads.moves.write(move)
         else:
             done = self._move_in_transaction(move)
         if not done:

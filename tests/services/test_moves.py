@@ -1,0 +1,217 @@
+"""Moves written in batches (services.store.moves.MoveBatches, PostgreSQL's group
+commit): first on a scripted cursor, then with real moves on PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterator
+
+import pytest
+from prometheus_client import REGISTRY
+
+from databases import PG_URL, fresh, pg_url
+from schedulers import Recorder
+from services.commands import Act, CreateGame, ReadGame, SeatSpec
+from services.errors import StaleVersion
+from services.handlers import GameView, act, create_game, read_game
+from services.store.db import autocommit_twin, make_engine, session_factory
+from services.store.moves import Move, MoveBatches
+from services.store.reads import GameReads
+from services.store.uow import UnitOfWork
+from services.jsoncodec import loads
+
+
+def _move(game_id: str) -> Move:
+    now = datetime.now(timezone.utc)
+    return Move(game_id, 0, 1, "active", 1, {}, 0, None, now, [], [], None)
+
+
+class Scripted:
+    """A cursor that records each statement's games; it can hold the first statement
+    until the test lets it go, and refuses any batch holding the game "bad"."""
+
+    def __init__(self, hold_first: bool = False) -> None:
+        self.statements: list[list[str]] = []
+        self.release = threading.Event()
+        if not hold_first:
+            self.release.set()
+        self._moved: list[tuple[str]] = []
+
+    @contextmanager
+    def cursor(self) -> Iterator[Scripted]:
+        yield self
+
+    def execute(self, statement: str, params: dict[str, Any]) -> None:
+        games = [row["game_id"] for row in loads(params["moves"])]
+        self.statements.append(games)
+        self.release.wait(10)
+        if "bad" in games:
+            raise RuntimeError("refused")
+        self._moved = [(g,) for g in games if not g.startswith("moved-on")]
+
+    def fetchall(self) -> list[tuple[str]]:
+        return self._moved
+
+
+def _in_threads(batches: MoveBatches, moves: list[Move]
+                ) -> tuple[list[threading.Thread], dict[str, object]]:
+    outcomes: dict[str, object] = {}
+
+    def write(move: Move) -> None:
+        try:
+            outcomes[move.game_id] = batches.write(move)
+        except Exception as error:  # noqa: BLE001 (the test looks at it)
+            outcomes[move.game_id] = error
+
+    threads = [threading.Thread(target=write, args=(m,)) for m in moves]
+    return threads, outcomes
+
+
+def _wait_until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.001)
+
+
+def _held_then(batches: MoveBatches, scripted: Scripted, first: Move,
+               then: list[Move]) -> dict[str, object]:
+    """Write ``first`` (held in its statement), queue ``then`` behind it, let go."""
+    leader, outcomes = _in_threads(batches, [first])
+    leader[0].start()
+    _wait_until(lambda: len(scripted.statements) == 1)
+    followers, more = _in_threads(batches, then)
+    for thread in followers:
+        thread.start()
+        _wait_until(lambda: batches.queued == followers.index(thread) + 1)  # in order
+    scripted.release.set()
+    for thread in leader + followers:
+        thread.join(10)
+    return {**outcomes, **more}
+
+
+def test_moves_that_arrive_while_a_statement_runs_go_in_the_next_one() -> None:
+    scripted = Scripted(hold_first=True)
+    batches = MoveBatches(scripted.cursor)
+    outcomes = _held_then(batches, scripted, _move("a"),
+                          [_move("b"), _move("moved-on"), _move("c")])
+    assert scripted.statements == [["a"], ["b", "moved-on", "c"]]
+    assert outcomes == {"a": True, "b": True, "moved-on": False, "c": True}
+    assert batches.write(_move("d")) is True and batches.queued == 0  # not stuck
+
+
+def test_a_statement_holds_one_move_per_game() -> None:
+    scripted = Scripted(hold_first=True)
+    batches = MoveBatches(scripted.cursor)
+    _held_then(batches, scripted, _move("a"), [_move("b"), _move("b"), _move("c")])
+    assert scripted.statements == [["a"], ["b", "c"], ["b"]]
+
+
+def test_a_statement_holds_at_most_so_many_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(MoveBatches, "AT_MOST", 2)
+    scripted = Scripted(hold_first=True)
+    batches = MoveBatches(scripted.cursor)
+    _held_then(batches, scripted, _move("a"), [_move("b"), _move("c"), _move("d")])
+    assert scripted.statements == [["a"], ["b", "c"], ["d"]]
+
+
+def test_a_move_that_cannot_be_written_fails_alone() -> None:
+    scripted = Scripted(hold_first=True)
+    batches = MoveBatches(scripted.cursor)
+    outcomes = _held_then(batches, scripted, _move("a"), [_move("b"), _move("bad"), _move("c")])
+    assert scripted.statements == [["a"], ["b", "bad", "c"], ["b"], ["bad"], ["c"]]
+    assert outcomes["a"] is True and outcomes["b"] is True and outcomes["c"] is True
+    assert isinstance(outcomes["bad"], RuntimeError)
+    assert batches.write(_move("d")) is True  # the queue goes on
+
+
+def test_a_failed_statement_of_one_move_raises_to_its_caller() -> None:
+    batches = MoveBatches(Scripted().cursor)
+    with pytest.raises(RuntimeError, match="refused"):
+        batches.write(_move("bad"))
+    assert batches.write(_move("a")) is True
+
+
+# --- on PostgreSQL (SQLite takes the unit of work's transaction: no batches) -------------
+
+def _observed() -> tuple[float, float]:
+    count = REGISTRY.get_sample_value("president_move_batch_moves_count") or 0.0
+    total = REGISTRY.get_sample_value("president_move_batch_moves_sum") or 0.0
+    return count, total
+
+
+@pytest.fixture
+def pg() -> Iterator[tuple[Callable[[], UnitOfWork], GameReads]]:
+    db = fresh(make_engine(pg_url()))
+    reads = GameReads(autocommit_twin(db))
+    sessions = session_factory(db)
+    yield (lambda: UnitOfWork(sessions, reads)), reads
+    reads.engine.dispose()
+    db.dispose()
+
+
+def test_concurrent_moves_commit_together_each_checked_against_its_own_game(
+        pg: tuple[Callable[[], UnitOfWork], GameReads]) -> None:
+    """Game a's move holds the first statement; b's and c's moves and a second move of a
+    (made on the version a's first move leaves behind) queue behind it and go in the next
+    statement, where a's second is refused as stale: one move per game applies."""
+    uow_factory, reads = pg
+    assert reads.moves is not None
+    release, first = threading.Event(), threading.Event()
+    real = reads.moves._cursor
+
+    @contextmanager
+    def held() -> Iterator[Any]:
+        if not first.is_set():
+            first.set()
+            release.wait(10)
+        with real() as cursor:
+            yield cursor
+
+    reads.moves._cursor = held
+    games = {name: create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=i),
+                               uow_factory(), Recorder()) for i, name in enumerate("abc")}
+    outcomes: dict[str, GameView | Exception] = {}
+
+    def play(name: str, label: str) -> None:
+        created = games[name]
+        game_id = created.game.game_id
+        seat = read_game(ReadGame(game_id), reads).view.to_act
+        assert seat is not None
+        view = read_game(ReadGame(game_id, created.tokens[seat]), reads).view
+        try:
+            outcomes[label] = act(Act(game_id, created.tokens[seat],
+                                      str(view.legal_actions[-1]), 0), uow_factory(), Recorder())
+        except StaleVersion as error:
+            outcomes[label] = error
+
+    before = _observed()
+    leader = threading.Thread(target=play, args=("a", "a1"))
+    leader.start()
+    assert first.wait(10)
+    followers = [threading.Thread(target=play, args=args)
+                 for args in (("b", "b"), ("c", "c"), ("a", "a2"))]
+    for thread in followers:
+        thread.start()
+    _wait_until(lambda: reads.moves.queued == 3)
+    release.set()
+    for thread in [leader, *followers]:
+        thread.join(10)
+    count, total = (after - b for after, b in zip(_observed(), before))
+    assert (count, total) == (2, 4)  # [a1], [b, c, a2]
+    assert isinstance(outcomes["a2"], StaleVersion)
+    for label in ("a1", "b", "c"):
+        assert isinstance(outcomes[label], GameView) and outcomes[label].version == 1
+    with uow_factory() as uow:
+        for name in "abc":
+            game_id = games[name].game.game_id
+            assert len(uow.games.actions(game_id)) == 1
+            stored = uow.games.stored_state(game_id)
+            assert stored is not None and stored.version == 1
+
+
+if not PG_URL:  # without PostgreSQL there is nothing to test here (not a skip: no case)
+    del pg, test_concurrent_moves_commit_together_each_checked_against_its_own_game
