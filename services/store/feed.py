@@ -161,11 +161,16 @@ class ChangeFeed:
 
     # --- what reads and writes ask ------------------------------------------------------
 
-    def mark(self) -> int:
-        """Take this before reading or writing a game; ``fresh`` needs it."""
+    def mark(self, take_in: bool = True) -> int:
+        """Take this before reading or writing a game; ``fresh`` needs it.
+
+        ``take_in=False``: the mark as it stands, without taking in the notices arrived
+        (enough before a write: a notice still unread of a newer move of the game means
+        the write's version check fails; a break of the feed moves the mark on)."""
         if not self._started:
             self._start()
-        self.take_in()
+        if take_in:
+            self.take_in()
         return self._seq
 
     def fresh(self, game_id: str, version: int, seen_at: int) -> bool:

@@ -103,6 +103,24 @@ def test_a_read_takes_in_every_notice_that_arrived_before_it(
     assert not feed.fresh("b", 7, seen)
 
 
+def test_a_mark_for_a_write_leaves_the_notices_for_the_next_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write needs a mark but not the notices: one of a newer move of the game would
+    make the write's version check fail anyway (``GameReads.mark``)."""
+    monkeypatch.setattr(feed_module, "IDLE_DRAIN_S", 3600.0)  # the thread takes none in
+    connection = Scripted()
+    feed = ChangeFeed(lambda: connection)
+    assert wait_until_live(feed)
+    try:
+        seen = feed.mark()
+        connection.incoming.put(Notice("b", 7, 8, 20, ("3H",)))
+        written = feed.mark(take_in=False)
+        assert written == seen and feed.fresh("b", 7, written)  # not taken in yet
+        assert feed.mark() > written and not feed.fresh("b", 7, written)  # the next read's
+    finally:
+        feed.stop()
+
+
 def test_an_unreadable_notice_distrusts_everything_and_loses_no_other(
         scripted: tuple[ChangeFeed, list[Scripted]]) -> None:
     feed, connections = scripted
