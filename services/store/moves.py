@@ -22,6 +22,7 @@ Other databases take the unit of work's transaction instead
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Callable, NamedTuple
@@ -152,6 +153,7 @@ class MoveBatches:
     def _write_next_batch(self) -> None:
         """Write the batch at the head of the queue (the caller's move is in it), then
         hand the writing over to the first move left waiting, if any."""
+        time.sleep(0)  # let the process's other request threads queue theirs first
         with self._lock:
             batch = self._take_batch()
         try:
