@@ -96,9 +96,14 @@ class Move(NamedTuple):
 
 def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
     """Write ``moves`` (one per game at most) with a cursor on an autocommit connection;
-    the ids of the games moved (the others had moved on)."""
+    the ids of the games moved (the others had moved on).
+
+    The rows go in game id order, which is the order the update locks them in (the plan
+    walks the input, looking each game up by its key): two processes' batches that
+    share games then lock them in the same order, and never deadlock."""
     BATCHED.observe(len(moves))
-    cursor.execute(MOVES, {"moves": dumps([move.row() for move in moves])})
+    rows = [move.row() for move in sorted(moves, key=lambda move: move.game_id)]
+    cursor.execute(MOVES, {"moves": dumps(rows)})
     return {game_id for (game_id,) in cursor.fetchall()}
 
 

@@ -97,8 +97,8 @@ def test_moves_that_arrive_while_a_statement_runs_go_in_the_next_one() -> None:
     scripted = Scripted(hold_first=True)
     batches = MoveBatches(scripted.cursor)
     outcomes = _held_then(batches, scripted, _move("a"),
-                          [_move("b"), _move("moved-on"), _move("c")])
-    assert scripted.statements == [["a"], ["b", "moved-on", "c"]]
+                          [_move("moved-on"), _move("c"), _move("b")])
+    assert scripted.statements == [["a"], ["b", "c", "moved-on"]]  # in game id order
     assert outcomes == {"a": True, "b": True, "moved-on": False, "c": True}
     assert batches.write(_move("d")) is True and batches.queued == 0  # not stuck
 
@@ -106,16 +106,16 @@ def test_moves_that_arrive_while_a_statement_runs_go_in_the_next_one() -> None:
 def test_a_statement_holds_one_move_per_game() -> None:
     scripted = Scripted(hold_first=True)
     batches = MoveBatches(scripted.cursor)
-    _held_then(batches, scripted, _move("a"), [_move("b"), _move("b"), _move("c")])
-    assert scripted.statements == [["a"], ["b", "c"], ["b"]]
+    _held_then(batches, scripted, _move("a"), [_move("c"), _move("b"), _move("c")])
+    assert scripted.statements == [["a"], ["b", "c"], ["c"]]
 
 
 def test_a_statement_holds_at_most_so_many_moves(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(MoveBatches, "AT_MOST", 2)
     scripted = Scripted(hold_first=True)
     batches = MoveBatches(scripted.cursor)
-    _held_then(batches, scripted, _move("a"), [_move("b"), _move("c"), _move("d")])
-    assert scripted.statements == [["a"], ["b", "c"], ["d"]]
+    _held_then(batches, scripted, _move("a"), [_move("c"), _move("b"), _move("d")])
+    assert scripted.statements == [["a"], ["b", "c"], ["d"]]  # the first two to come
 
 
 def test_a_move_that_cannot_be_written_fails_alone() -> None:
