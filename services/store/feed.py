@@ -1,5 +1,5 @@
 """The change feed: every move on PostgreSQL announces itself at commit (``NOTIFY``, in the
-same statement as the move: ``moves.MOVE``), and each process listens.
+same statement as the move: ``moves.MOVES``), and each process listens.
 
 A process keeps the newest state it has seen of each game (``reads.STATES``). Without the
 feed it must ask the database, on every read, whether that state is still the newest:
@@ -15,7 +15,7 @@ What this gives up, and why it is safe:
   takes longer than that to arrive), more under heavy load. A client that acts gets the
   new view in the answer itself.
 - Moves never rely on it: every write is conditional on the version it was made against
-  (``moves.MOVE``), so a move made on a state that was not the newest gets 409.
+  (``moves.MOVES``), so a move made on a state that was not the newest gets 409.
 - Whenever the feed cannot vouch for a state, the read goes to the database as before:
   before the listener is connected, while it reconnects (every state seen before the
   break is distrusted), and for a state read before a notice it may have missed.
