@@ -27,6 +27,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Callable, NamedTuple
 
+import psycopg
 from prometheus_client import Histogram
 from sqlalchemy.engine.interfaces import DBAPICursor
 
@@ -107,6 +108,11 @@ def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
     return {game_id for (game_id,) in cursor.fetchall()}
 
 
+# What the database says of a statement that another could pass: retry one move at a time.
+ONE_MOVE_MAY_BE_AT_FAULT = (psycopg.IntegrityError, psycopg.DataError,
+                            psycopg.errors.TransactionRollback)
+
+
 class _Waiter:
     """A move waiting in ``MoveBatches``, and what became of it."""
 
@@ -126,8 +132,11 @@ class MoveBatches:
     statement (at most ``AT_MOST``, one per game: a second move of a game waits for the
     next batch, where the version check refuses it unless the first failed).
 
-    A batch whose statement fails is written again one move at a time, so that a move
-    that cannot be written (a broken database aside) fails alone."""
+    A batch whose statement the database refuses for what it holds (a constraint, a bad
+    value, a deadlock) is written again one move at a time, so that a move that cannot be
+    written fails alone. A lost connection fails the whole batch: those moves may or may
+    not have committed, and written again they would be refused as stale, which would
+    be a lie; each caller gets the error instead, as it would alone."""
 
     AT_MOST = 32
 
@@ -194,8 +203,9 @@ class MoveBatches:
             with self._cursor() as cursor:
                 moved = moves_in_one_statement(cursor, [w.move for w in batch])
         except Exception as error:
-            if len(batch) == 1:
-                batch[0].error = error
+            if len(batch) == 1 or not isinstance(error, ONE_MOVE_MAY_BE_AT_FAULT):
+                for waiter in batch:
+                    waiter.error = error
                 return
             for waiter in batch:  # alone: only a move that cannot be written fails
                 self._write([waiter])

@@ -10,6 +10,8 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
 import pytest
+from psycopg import OperationalError
+from psycopg.errors import UniqueViolation
 from prometheus_client import REGISTRY
 
 from databases import PG_URL, fresh, pg_url
@@ -49,7 +51,9 @@ class Scripted:
         self.statements.append(games)
         self.release.wait(10)
         if "bad" in games:
-            raise RuntimeError("refused")
+            raise UniqueViolation("refused")
+        if "lost" in games:
+            raise OperationalError("the connection is lost")
         self._moved = [(g,) for g in games if not g.startswith("moved-on")]
 
     def fetchall(self) -> list[tuple[str]]:
@@ -124,13 +128,24 @@ def test_a_move_that_cannot_be_written_fails_alone() -> None:
     outcomes = _held_then(batches, scripted, _move("a"), [_move("b"), _move("bad"), _move("c")])
     assert scripted.statements == [["a"], ["b", "bad", "c"], ["b"], ["bad"], ["c"]]
     assert outcomes["a"] is True and outcomes["b"] is True and outcomes["c"] is True
-    assert isinstance(outcomes["bad"], RuntimeError)
+    assert isinstance(outcomes["bad"], UniqueViolation)
     assert batches.write(_move("d")) is True  # the queue goes on
+
+
+def test_a_lost_connection_fails_the_whole_batch_without_writing_it_again() -> None:
+    """Those moves may have committed: written again they would be refused as stale."""
+    scripted = Scripted(hold_first=True)
+    batches = MoveBatches(scripted.cursor)
+    outcomes = _held_then(batches, scripted, _move("a"), [_move("b"), _move("lost")])
+    assert scripted.statements == [["a"], ["b", "lost"]]
+    assert outcomes["a"] is True
+    assert all(isinstance(outcomes[g], OperationalError) for g in ("b", "lost"))
+    assert batches.write(_move("d")) is True
 
 
 def test_a_failed_statement_of_one_move_raises_to_its_caller() -> None:
     batches = MoveBatches(Scripted().cursor)
-    with pytest.raises(RuntimeError, match="refused"):
+    with pytest.raises(UniqueViolation, match="refused"):
         batches.write(_move("bad"))
     assert batches.write(_move("a")) is True
 
