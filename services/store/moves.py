@@ -99,9 +99,11 @@ def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
     """Write ``moves`` (one per game at most) with a cursor on an autocommit connection;
     the ids of the games moved (the others had moved on).
 
-    The rows go in game id order, which is the order the update locks them in (the plan
-    walks the input, looking each game up by its key): two processes' batches that
-    share games then lock them in the same order, and never deadlock."""
+    The rows go in game id order. With the plan a table of many games gets (the input
+    walked, each game looked up by its key) that is the order the update locks them in,
+    so two processes' batches that share games lock them in the same order and do not
+    deadlock. (Were they to, PostgreSQL would refuse one statement, whose moves would
+    then be written again one at a time: ``ONE_MOVE_MAY_BE_AT_FAULT``.)"""
     BATCHED.observe(len(moves))
     rows = [move.row() for move in sorted(moves, key=lambda move: move.game_id)]
     cursor.execute(MOVES, {"moves": dumps(rows)})
@@ -116,14 +118,28 @@ ONE_MOVE_MAY_BE_AT_FAULT = (psycopg.IntegrityError, psycopg.DataError,
 class _Waiter:
     """A move waiting in ``MoveBatches``, and what became of it."""
 
-    __slots__ = ("move", "settled", "leads", "moved", "error")
+    __slots__ = ("move", "wake", "leads", "moved", "error")
 
     def __init__(self, move: Move) -> None:
         self.move = move
-        self.settled = threading.Event()
+        # Held while the move waits; the writer releases it. (A bare lock: an Event
+        # builds a Condition and more for each move.)
+        self.wake: threading.Lock | None = None
         self.leads = False  # woken to write the next batch, not with its own outcome
         self.moved: bool | None = None
         self.error: BaseException | None = None
+
+    def hold(self) -> None:
+        self.wake = threading.Lock()
+        self.wake.acquire()
+
+    def wait(self) -> None:
+        assert self.wake is not None
+        self.wake.acquire()
+
+    def settle(self) -> None:
+        if self.wake is not None and self.wake.locked():
+            self.wake.release()
 
 
 class MoveBatches:
@@ -157,8 +173,10 @@ class MoveBatches:
         with self._lock:
             self._queue.append(mine)
             leads, self._writing = not self._writing, True
+            if not leads:
+                mine.hold()
         if not leads:
-            mine.settled.wait()
+            mine.wait()
             if not mine.leads:
                 return _outcome(mine)
         self._write_next_batch()
@@ -176,14 +194,14 @@ class MoveBatches:
             with self._lock:
                 if self._queue:
                     self._queue[0].leads = True
-                    self._queue[0].settled.set()
+                    self._queue[0].settle()
                 else:
                     self._writing = False
             for waiter in batch:
                 if waiter.moved is None and waiter.error is None:  # (interrupted)
                     waiter.error = RuntimeError("the batch of moves was not written")
                 waiter.leads = False
-                waiter.settled.set()
+                waiter.settle()
 
     def _take_batch(self) -> list[_Waiter]:
         batch: list[_Waiter] = []
