@@ -11,9 +11,11 @@ brings the states it holds up to date by itself, whichever process made the move
 
 What this gives up, and why it is safe:
 - A move made through another process shows in this process's reads once its notice has
-  arrived: on one host, well under a millisecond after the commit (a client's next request
-  takes longer than that to arrive), more under heavy load. A client that acts gets the
-  new view in the answer itself.
+  been taken in: on one host, well under a millisecond after the commit when the process
+  is idle (a client's next request takes longer than that to arrive), a few milliseconds
+  when it is busy (the feed's thread waits its turn for the interpreter). A client that
+  acts gets the new view in the answer itself; a request made against a version
+  (``at_least``) never gets an older one.
 - Moves never rely on it: every write is conditional on the version it was made against
   (``moves.MOVES``), so a move made on a state that was not the newest gets 409.
 - Whenever the feed cannot vouch for a state, the read goes to the database as before:
@@ -41,7 +43,8 @@ from services.jsoncodec import dumps, loads
 CHANNEL = "president_moves"
 NOTICE_BYTES_AT_MOST = 7000  # PostgreSQL's limit is 8000 bytes; the actions go beyond it
 REMEMBER_AT_MOST = 100_000  # games whose newest version is kept; then all is forgotten
-IDLE_DRAIN_S = 1.0  # how often the feed's thread takes notices in while nobody waits
+FOLLOW_TIMEOUT_S = 1.0  # the feed's thread checks for a stop at least this often
+DRAIN_READS_AT_MOST = 100  # socket reads per drain: notices keep coming under load
 RECONNECT_AFTER_S = 0.5
 
 log = logging.getLogger(__name__)
@@ -116,10 +119,16 @@ class PsycopgListening:
                                "pooler in the way? (PRESIDENT_CHANGE_FEED_URL)")
 
     def drain(self) -> list[str]:
+        """Read the socket until it has nothing more (PostgreSQL sends a backlog as the
+        socket makes room for it)."""
         pgconn = self._connection.pgconn
-        pgconn.consume_input()
-        while (notify := pgconn.notifies()) is not None:
-            pgconn.notify_handler(notify)  # psycopg's: decodes, then calls ours
+        for _ in range(DRAIN_READS_AT_MOST):
+            pgconn.consume_input()
+            before = len(self._got)
+            while (notify := pgconn.notifies()) is not None:
+                pgconn.notify_handler(notify)  # psycopg's: decodes, then calls ours
+            if len(self._got) == before:
+                break
         got, self._got = self._got, []
         return got
 
@@ -138,13 +147,11 @@ class ChangeFeed:
     makes a ``Listening``). It starts with the first ``mark`` in each process (a forked
     child starts its own).
 
-    The requests themselves take in the notices arrived so far (``take_in``) before they
-    ask whether a state is fresh: one non-blocking read of the socket, and every notice
-    that reached the process before the request did counts. A thread of the feed's own
-    connects, reconnects, takes notices in every ``IDLE_DRAIN_S`` (so that they do not
-    pile up in a process nobody asks), and as they come only while someone waits for a
-    move (a long poll): waking a thread for every move of every game would cost a busy
-    process more than all its reads."""
+    A thread of the feed's own connects, reconnects, and takes each notice in as it comes
+    (``_follow``). The requests take in the notices arrived so far too (``take_in``)
+    before they ask whether a state is fresh: one non-blocking read of the socket, so a
+    notice that reached the process before the request did counts even when the thread
+    has not run yet."""
 
     def __init__(self, connect: Callable[[], Listening]) -> None:
         self._connect = connect
@@ -153,7 +160,6 @@ class ChangeFeed:
         self._listening: Listening | None = None
         self._started = False
         self._stopped = threading.Event()
-        self._wanted = threading.Event()  # someone started waiting for a move
         self._seq = 0  # the mark: notices taken in, reconnections, forgettings
         self._vouching = _Vouching(False, 1, {})
         self._listeners: list[Listener] = []
@@ -198,7 +204,6 @@ class ChangeFeed:
         moved = threading.Event()
         with self._lock:
             self._waiting.setdefault(game_id, []).append(moved)
-        self._wanted.set()
         try:
             yield moved
         finally:
@@ -211,7 +216,6 @@ class ChangeFeed:
 
     def stop(self) -> None:
         self._stopped.set()
-        self._wanted.set()
         with self._lock:
             self._vouching = self._vouching._replace(live=False)
 
@@ -302,12 +306,12 @@ class ChangeFeed:
             self._stopped.wait(RECONNECT_AFTER_S)
 
     def _follow(self, listening: Listening) -> None:
+        """Take each notice in as it comes. Left to the requests alone, a process that
+        reads little (its moves need no read) let notices pile up in PostgreSQL, which
+        sends them only as fast as they are read: its reads then vouched for states
+        seconds old."""
         while not self._stopped.is_set() and self._listening is listening:
-            if self._waiting:  # a long poll: take each notice in as it comes
-                listening.wait_readable(IDLE_DRAIN_S)
-            else:
-                self._wanted.wait(IDLE_DRAIN_S)
-                self._wanted.clear()
+            listening.wait_readable(FOLLOW_TIMEOUT_S)
             self.take_in()
 
     def _came_up(self, listening: Listening) -> None:
@@ -326,13 +330,12 @@ class ChangeFeed:
             self._vouching = self._vouching._replace(live=False)
         log.warning("change feed: %s; reads ask the database until it is back", error)
         LISTENING.dec()
-        self._wanted.set()
 
     def _forked(self) -> None:
         """In a child process: no listener runs here, and none of the parent's states
         can be vouched for; the next ``mark`` starts a listener of the child's own."""
         self._lock, self._draining = threading.Lock(), threading.Lock()
-        self._stopped, self._wanted = threading.Event(), threading.Event()
+        self._stopped = threading.Event()
         self._listening = None
         self._started = False
         self._seq = next(_MARKS)
