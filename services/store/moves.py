@@ -41,6 +41,7 @@ WITH asked AS (
         snapshot json, to_act integer, turn_deadline timestamptz, now timestamptz,
         actions json, new_events json, key_seat integer, key text, key_action text,
         notice text)
+    LIMIT %(count)s
 ), moved AS (
     UPDATE games SET version = asked.version, status = asked.status, events = asked.events,
         snapshot = asked.snapshot, to_act = asked.to_act,
@@ -99,14 +100,19 @@ def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
     """Write ``moves`` (one per game at most) with a cursor on an autocommit connection;
     the ids of the games moved (the others had moved on).
 
-    The rows go in game id order. With the plan a table of many games gets (the input
-    walked, each game looked up by its key) that is the order the update locks them in,
+    ``LIMIT %(count)s`` (the count itself) is for the planner, which otherwise guesses
+    100 rows from ``json_to_recordset`` and, on a table of a few hundred games, reads
+    the whole table for every statement, dead row versions included, where looking each
+    game up by its key is a fraction of the cost.
+
+    The rows go in game id order. With the plan that walks the input and looks each game
+    up by its key, that is the order the update locks them in,
     so two processes' batches that share games lock them in the same order and do not
     deadlock. (Were they to, PostgreSQL would refuse one statement, whose moves would
     then be written again one at a time: ``ONE_MOVE_MAY_BE_AT_FAULT``.)"""
     BATCHED.observe(len(moves))
     rows = [move.row() for move in sorted(moves, key=lambda move: move.game_id)]
-    cursor.execute(MOVES, {"moves": dumps(rows)})
+    cursor.execute(MOVES, {"moves": dumps(rows), "count": len(rows)})
     return {game_id for (game_id,) in cursor.fetchall()}
 
 
