@@ -106,10 +106,10 @@ def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
     game up by its key is a fraction of the cost.
 
     The rows go in game id order. With the plan that walks the input and looks each game
-    up by its key, that is the order the update locks them in,
-    so two processes' batches that share games lock them in the same order and do not
-    deadlock. (Were they to, PostgreSQL would refuse one statement, whose moves would
-    then be written again one at a time: ``ONE_MOVE_MAY_BE_AT_FAULT``.)"""
+    up by its key, that is the order the update locks them in, so two processes' batches
+    that share games lock them in the same order and do not deadlock. (Were they to,
+    PostgreSQL would refuse one statement, whose moves would then be written again one
+    at a time: ``ONE_MOVE_MAY_BE_AT_FAULT``.)"""
     BATCHED.observe(len(moves))
     rows = [move.row() for move in sorted(moves, key=lambda move: move.game_id)]
     cursor.execute(MOVES, {"moves": dumps(rows), "count": len(rows)})
