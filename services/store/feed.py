@@ -44,7 +44,7 @@ CHANNEL = "president_moves"
 NOTICE_BYTES_AT_MOST = 7000  # PostgreSQL's limit is 8000 bytes; the actions go beyond it
 REMEMBER_AT_MOST = 100_000  # games whose newest version is kept; then all is forgotten
 FOLLOW_TIMEOUT_S = 1.0  # the feed's thread checks for a stop at least this often
-GATHER_S = 0.005  # the thread lets notices gather this long: a busy process wakes it less
+GATHER_S = 0.02  # the thread lets notices gather this long: a busy process wakes it less
 DRAIN_READS_AT_MOST = 100  # socket reads per drain: notices keep coming under load
 RECONNECT_AFTER_S = 0.5
 
@@ -307,7 +307,7 @@ class ChangeFeed:
             self._stopped.wait(RECONNECT_AFTER_S)
 
     def _follow(self, listening: Listening) -> None:
-        """Take the notices in as they come, a few milliseconds' worth at a time. Left to
+        """Take the notices in as they come, up to GATHER_S' worth at a time. Left to
         the requests alone, a process that reads little (its moves need no read) let
         notices pile up in PostgreSQL, which sends them only as fast as they are read:
         its reads then vouched for states seconds old. Kept drained, the socket holds
@@ -315,7 +315,7 @@ class ChangeFeed:
         while not self._stopped.is_set() and self._listening is listening:
             listening.wait_readable(FOLLOW_TIMEOUT_S)
             if not self._waiting:  # (a long poll wakes at once; a read drains for itself)
-                self._stopped.wait(GATHER_S)
+                time.sleep(GATHER_S)
             self.take_in()
 
     def _came_up(self, listening: Listening) -> None:
