@@ -12,9 +12,9 @@ from sqlalchemy import Engine, select, update
 
 from engine.events import Event
 from services.domain import Game, PlayedFor
-from services.store.db import in_schema, recreate
+from services.store.db import autocommit_twin, in_schema, recreate, session_factory
 from services.store.models import GameRow
-from services.store.reads import polling
+from services.store.reads import GameReads, polling
 from services.store.uow import UnitOfWork
 
 PG_URL = os.environ.get("PRESIDENT_TEST_DATABASE_URL")
@@ -30,6 +30,18 @@ def pg_url() -> str:
     assert PG_URL is not None
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     return in_schema(PG_URL, f"test_{worker}") if worker else PG_URL
+
+
+@contextmanager
+def services_on(db: Engine) -> Iterator[tuple[Callable[[], UnitOfWork], GameReads]]:
+    """Units of work and the read side on ``db``, as the API makes them (the read side
+    on autocommit connections of its own)."""
+    reads = GameReads(autocommit_twin(db))
+    sessions = session_factory(db)
+    try:
+        yield (lambda: UnitOfWork(sessions, reads)), reads
+    finally:
+        reads.engine.dispose()
 
 
 def set_last_move(db: Engine, game_id: str, moment: datetime) -> None:

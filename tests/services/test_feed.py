@@ -16,7 +16,7 @@ import pytest
 from prometheus_client import REGISTRY
 from sqlalchemy import Engine, make_url
 
-from databases import PG_URL, fresh
+from databases import PG_URL, fresh, services_on
 from schedulers import Recorder
 from services.container import Container
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
@@ -24,7 +24,7 @@ from services.handlers import (
     EventView, act, create_game, events_after, read_game, wait_for_events,
 )
 from services.store import feed as feed_module
-from services.store.db import autocommit_twin, make_engine, session_factory
+from services.store.db import make_engine
 from services.store.feed import ChangeFeed, Notice, wait_until_live
 from services.store.reads import STATES, GameReads
 from services.store.uow import UnitOfWork
@@ -313,10 +313,8 @@ def flood_db() -> Iterator[tuple[Engine, Callable[[], UnitOfWork], GameReads]]:
     admin.dispose()
     db = fresh(make_engine(make_url(PG_URL).set(database=name).render_as_string(
         hide_password=False)))
-    reads = GameReads(autocommit_twin(db))
-    sessions = session_factory(db)
-    yield db, (lambda: UnitOfWork(sessions, reads)), reads
-    reads.engine.dispose()
+    with services_on(db) as (uow_factory, reads):
+        yield db, uow_factory, reads
     db.dispose()
 
 

@@ -14,12 +14,12 @@ from psycopg import OperationalError
 from psycopg.errors import UniqueViolation
 from prometheus_client import REGISTRY
 
-from databases import PG_URL, fresh, pg_url
+from databases import PG_URL, fresh, pg_url, services_on
 from schedulers import Recorder
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.errors import StaleVersion
 from services.handlers import GameView, act, create_game, read_game
-from services.store.db import autocommit_twin, make_engine, session_factory
+from services.store.db import make_engine
 from services.store.moves import Move, MoveBatches
 from services.store.reads import GameReads
 from services.store.uow import UnitOfWork
@@ -161,10 +161,8 @@ def _observed() -> tuple[float, float]:
 @pytest.fixture
 def pg() -> Iterator[tuple[Callable[[], UnitOfWork], GameReads]]:
     db = fresh(make_engine(pg_url()))
-    reads = GameReads(autocommit_twin(db))
-    sessions = session_factory(db)
-    yield (lambda: UnitOfWork(sessions, reads)), reads
-    reads.engine.dispose()
+    with services_on(db) as services:
+        yield services
     db.dispose()
 
 
