@@ -206,7 +206,6 @@ class MoveBatches:
             for waiter in batch:
                 if waiter.moved is None and waiter.error is None:  # (interrupted)
                     waiter.error = RuntimeError("the batch of moves was not written")
-                waiter.leads = False
                 waiter.settle()
 
     def _take_batch(self) -> list[_Waiter]:
