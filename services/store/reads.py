@@ -292,8 +292,8 @@ class GameReads:
             self.feed = _feed(engine, make_url(listen_url) if listen_url else engine.url)
 
     def mark(self) -> int:
-        """The feed's mark, to take before writing a game (``Known.seen_at``): the request
-        took the notices in as it read the game, so no need to do it again."""
+        """The feed's mark, to take before writing a game (``Known.seen_at``), without
+        taking notices in: a write needs none (``ChangeFeed.mark``)."""
         return -1 if self.feed is None else self.feed.mark(take_in=False)
 
     @contextmanager
