@@ -1,8 +1,9 @@
 """``president bench api``: the REST service under gunicorn on loopback, next to a bare
 Flask "hello" endpoint served the same way in the same run.
 
-Both apps run under gunicorn gthread (2 workers x 4 threads). Keep-alive connections
-then, for a fixed time each:
+Both apps run under gunicorn gthread, the same shape for both: by default the one
+deploy/ runs (``president_cli.main.API_WORKERS`` x ``API_THREADS``; ``--workers`` and
+``--threads`` change it). Keep-alive connections then, for a fixed time each:
 
 - hello: ``GET /hello``; hello_db (with wrk): ``GET /hello/db``, the same plus one
   ``SELECT 1``: what one round trip to the database costs a request, the most any
@@ -44,32 +45,33 @@ from sqlalchemy import make_url
 
 from engine import Rules, apply, new_series
 from engine.game import generate
+from president_cli.main import API_THREADS, API_WORKERS
 from services.store.db import in_schema, make_engine, recreate
 
-WORKERS, THREADS = 2, 4
 HUMANS = [{"kind": "human"}] * 4
 RULES = Rules.preset("classic", players=4, rounds=100)
 
 
 @contextmanager
-def gunicorn(app: str, port: int, env: dict[str, str], connections: int) -> Iterator[int]:
+def gunicorn(app: str, port: int, env: dict[str, str], connections: int, workers: int,
+             threads: int) -> Iterator[int]:
     """``app`` under gunicorn, once every worker has loaded it; yields the master's pid.
 
     Each worker takes at most its share of the load's ``connections`` (gthread's
     ``--worker-connections``): left alone, whichever worker wakes first accepts most of a
     run's keep-alive connections, and a run measures one busy process beside an idle one
     (requests/s varied by a factor of two from one run to the next)."""
-    share = -(-connections // WORKERS) + 1  # (+1: the bench's own setup connection)
+    share = -(-connections // workers) + 1  # (+1: the bench's own setup connection)
     with tempfile.TemporaryDirectory(prefix="president-bench-ready-") as ready:
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
-             "--workers", str(WORKERS), "--threads", str(THREADS), "--worker-class",
+             "--workers", str(workers), "--threads", str(threads), "--worker-class",
              "gthread", "--worker-connections", str(share), "--log-level", "warning",
              "-c", "python:president_cli.bench_gunicorn"],
             env={**os.environ, **env, "PRESIDENT_BENCH_READY_DIR": ready})
         try:
             _wait_up(port)
-            _wait_for(lambda: len(os.listdir(ready)) >= WORKERS, "gunicorn's workers")
+            _wait_for(lambda: len(os.listdir(ready)) >= workers, "gunicorn's workers")
             yield proc.pid
         finally:
             proc.terminate()
@@ -179,7 +181,8 @@ def _timed(conn: http.client.HTTPConnection, method: str, path: str,
 
 
 def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
-              games: int = 128, port: int = 18080, rounds: int = 3) -> dict[str, Any]:
+              games: int = 128, port: int = 18080, rounds: int = 3,
+              workers: int = API_WORKERS, threads: int = API_THREADS) -> dict[str, Any]:
     """Hello, view and action figures: with wrk, ``rounds`` rounds of the three in turn
     and the median of each figure (two gunicorn workers share the connections unevenly
     from one run to the next, so one run alone can be far off); without wrk, one
@@ -191,8 +194,9 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     recreate(make_engine(url)).dispose()
     env = {"DATABASE_URL": url}
     use_wrk = shutil.which("wrk") is not None
-    with gunicorn("president_cli.hello_app:app", port + 1, env, clients) as hello_server, \
-            gunicorn("services.api.app:create_app()", port, env, clients) as api_server:
+    shape = {"workers": workers, "threads": threads}
+    with gunicorn("president_cli.hello_app:app", port + 1, env, clients, **shape) as hello_server, \
+            gunicorn("services.api.app:create_app()", port, env, clients, **shape) as api_server:
         tables = _create_games(port, games)
         servers = {"hello": hello_server, "hello_db": hello_server, "view": api_server,
                    "action": api_server}
@@ -212,7 +216,7 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
         "view_vs_hello": round(view["rps"] / hello["rps"], 3),
         "action_vs_hello": round(action["rps"] / hello["rps"], 3),
         "load_generator": "wrk" if use_wrk else "python threads",
-        "server": f"gunicorn gthread {WORKERS} workers x {THREADS} threads",
+        "server": f"gunicorn gthread {workers} workers x {threads} threads", **shape,
         "clients": clients,
         "games": games,
         "rounds": {name: [r["rps"] for r in per] for name, per in runs.items()},

@@ -69,9 +69,10 @@ def test_bench_api_json_compares_the_service_with_a_bare_endpoint(
     if load_generator == "python threads":  # as on a machine without wrk
         monkeypatch.setattr("president_cli.bench_api.shutil.which", lambda name: None)
     assert main(["bench", "api", "--seconds", "0.3", "--clients", "2", "--rounds", "2",
-                 "--json"]) == 0
+                 "--workers", "1", "--threads", "3", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
     assert report["database"] == "sqlite" and report["load_generator"] == load_generator
+    assert (report["workers"], report["threads"]) == (1, 3)
     rounds = 2 if load_generator == "wrk" else 1  # the second one goes on from the first
     measured = ("hello", "hello_db", "view", "action") if load_generator == "wrk" else (
         "hello", "view", "action")

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator
 import pytest
 import yaml
 
-from president_cli.main import build_parser
+from president_cli.main import API_THREADS, API_WORKERS, build_parser
 from services.settings import SETTINGS
 from workers.turns.app import QUEUES
 
@@ -540,6 +540,19 @@ def test_k8s_kustomization_lists_every_file(k8s: list[dict[str, Any]]) -> None:
 def test_k8s_commands_are_cli_commands(k8s: list[dict[str, Any]]) -> None:
     assert len(list(pod_specs(k8s))) >= 5
     assert k8s_command_problems(k8s) == []
+
+
+def test_the_api_is_deployed_in_the_shape_the_bench_measures(
+        compose: dict[str, Any], k8s: list[dict[str, Any]]) -> None:
+    """``president bench api`` measures the API as deployed: the same gunicorn workers
+    and threads as compose and Kubernetes run, which are ``president api``'s defaults."""
+    deployed = [parse_command(compose_argv(s)) for s in services_running(compose, "api").values()]
+    deployed += [parse_command(container_argv(first_container(d)))
+                 for d in deployments_running(k8s, "api").values()]
+    assert len(deployed) == 2
+    bench = parse_command(["bench", "api"])
+    shapes = {(args.workers, args.threads) for args in [*deployed, parse_command(["api"])]}
+    assert shapes == {(bench.workers, bench.threads)} == {(API_WORKERS, API_THREADS)}
 
 
 def test_k8s_environment_is_declared_settings(k8s: list[dict[str, Any]]) -> None:
