@@ -153,14 +153,26 @@ def mask_of(cards: Iterable[Card]) -> int:
     return mask
 
 
+# The cards of each byte value at each of the seven byte positions of a mask: a view, a
+# snapshot and an AI's every decision list cards, and eight bits at a time is several
+# times faster than one.
+_BY_BYTE: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
+    tuple(tuple(ALL_CARDS[8 * position + bit] for bit in range(8)
+                if value >> bit & 1 and 8 * position + bit < len(ALL_CARDS))
+          for value in range(256))
+    for position in range(-(-len(ALL_CARDS) // 8)))
+
+
 def cards_of(mask: int) -> tuple[Card, ...]:
     """The cards of a mask in canonical order: by rank (normal order), suit, jokers last."""
-    out = []
+    out: tuple[Card, ...] = ()
+    position = 0
     while mask:
-        low = mask & -mask
-        out.append(ALL_CARDS[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
+        if mask & 255:
+            out += _BY_BYTE[position][mask & 255]
+        mask >>= 8
+        position += 1
+    return out
 
 
 def format_cards(mask: int) -> str:

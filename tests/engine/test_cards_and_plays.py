@@ -6,12 +6,15 @@ import copy
 import pickle
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine import (
     ALL_CARDS, PASS, DuplicateCard, Give, InvalidAction, NotAPlay, NotStrongEnough, Play,
     PlayKind, UnknownCard, apply, cards_of, legal_actions, mask_of, parse_action, parse_card,
     parse_cards,
 )
+from engine.cards import Card
 from helpers import mask, position
 
 # --- cards ---------------------------------------------------------------------------
@@ -41,6 +44,11 @@ def test_card_bit_is_rank_times_four_plus_suit(text: str, index: int) -> None:
 def test_cards_of_lists_a_mask_in_canonical_order() -> None:
     assert [str(c) for c in cards_of(mask("JR 2C 3S 3C TH"))] == ["3C", "3S", "TH", "2C", "JR"]
     assert cards_of(mask_of(ALL_CARDS)) == ALL_CARDS
+
+
+@given(st.sets(st.sampled_from(ALL_CARDS)))
+def test_cards_of_gives_back_the_cards_of_any_mask_lowest_first(cards: set[Card]) -> None:
+    assert cards_of(mask_of(cards)) == tuple(sorted(cards))
 
 
 @pytest.mark.parametrize("text", ["", "1H", "11H", "7X", "ZZ", "J", "JJ", "7HH", "JK"])
