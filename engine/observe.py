@@ -112,7 +112,7 @@ def observe(state: State, seat: int | None, *, history: bool = True) -> View:
 
 def _redact_result(result: RoundResult, seat: int | None) -> RoundResult:
     kept = tuple(e for e in result.exchanges if _sees(seat, e.giver, e.receiver))
-    return replace(result, exchanges=kept)
+    return result if len(kept) == len(result.exchanges) else replace(result, exchanges=kept)
 
 
 def redact(event: Event, seat: int | None) -> Event:

@@ -9,6 +9,7 @@ up by name and applies overrides on top of it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 from enum import Enum
 from typing import Any, Mapping
 
@@ -78,13 +79,9 @@ class Rules:
         return replace(self, **coerced)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready options (enums as their values). Not dataclasses.asdict, which
-        deep-copies: this runs on every read and write of a game."""
-        out: dict[str, Any] = {}
-        for name in _FIELD_NAMES:
-            value = getattr(self, name)
-            out[name] = value.value if isinstance(value, Enum) else value
-        return out
+        """JSON-ready options (enums as their values): a new dict each call, made from
+        one built once per set of rules (this runs on every move and every view)."""
+        return dict(_options_of(self))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
@@ -116,6 +113,16 @@ def _coerce(type_name: Any, name: str, value: Any) -> Any:
     except ValueError:
         allowed = ", ".join(str(m.value) for m in enum_type)
         raise InvalidRules(f"option {name} must be one of {allowed}, not {value!r}") from None
+
+
+@lru_cache(maxsize=256)
+def _options_of(rules: Rules) -> dict[str, Any]:
+    """Not dataclasses.asdict, which deep-copies. Shared: callers get a copy."""
+    out: dict[str, Any] = {}
+    for name in _FIELD_NAMES:
+        value = getattr(rules, name)
+        out[name] = value.value if isinstance(value, Enum) else value
+    return out
 
 
 def _validate(r: Rules) -> None:

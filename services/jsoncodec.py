@@ -16,3 +16,10 @@ def dumps(value: Any, default: Callable[[Any], Any] | None = None) -> str:
     what JSON has no type for into something it has."""
     return orjson.dumps(value, default=default,
                         option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode()
+
+
+def dumps_line(value: Any) -> bytes:
+    """``dumps`` as UTF-8 bytes ending in a newline: a response body as it is sent (no
+    text to encode again)."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+                        | orjson.OPT_APPEND_NEWLINE)

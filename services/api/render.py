@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app
+from flask import Response
 
 from engine import (
     PRESETS, ExchangeView, Outcome, RoundResult, Rules, View, cards_of, describe_options,
@@ -13,6 +13,7 @@ from engine import (
 from engine.snapshot import event_to_dict
 from services.domain import PlayedFor
 from services.handlers import EventView, GameSummary, GameView
+from services.jsoncodec import dumps_line
 from services.versioned import VersionedCache
 
 
@@ -61,7 +62,7 @@ def game_response(game: GameView) -> Response:
     key = (game.game_id, game.version, game.seat)
     body = RENDERED.get(key)
     if body is None:
-        body = f"{current_app.json.dumps(game_json(game))}\n".encode()
+        body = dumps_line(game_json(game))
         RENDERED.put(key, body)
     return Response(body, mimetype="application/json")
 
