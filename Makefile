@@ -21,9 +21,11 @@ install: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict engine
+	$(BIN)/mypy services
 
 test: $(STAMP)
 	$(BIN)/mypy --strict engine
+	$(BIN)/mypy services
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)

@@ -56,6 +56,7 @@ def play_instead(turn: Turn, reason: str, uow: UnitOfWork,
     if game is None or (kind == "human" and not _past(deadline, now)):
         return None
     view = observe(game.state, turn.seat)
+    action: Action  # PASS is a Play; the Easy level may also give cards back
     if kind == "human" and PASS in view.legal_actions:
         action, policy = PASS, "pass"
     else:

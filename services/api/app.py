@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apiflask import APIFlask
+from apiflask import APIFlask, get_reason_phrase
 from apiflask.exceptions import HTTPError
 from flask import Response
 from flask.json.provider import DefaultJSONProvider
@@ -87,7 +87,11 @@ def _errors(app: APIFlask) -> None:
             return problem(400, "malformed_body", "Malformed request body",
                            "the request body is not valid JSON")
         code = _HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
-        response = problem(error.status_code, code, error.message, error.message)
+        # Declared Optional, but HTTPError's constructor always sets it (to the status's
+        # reason phrase when none is given): the fallback is apiflask's own.
+        message = (error.message if error.message is not None
+                   else get_reason_phrase(error.status_code, "Unknown error"))
+        response = problem(error.status_code, code, message, message)
         response.headers.update(error.headers or {})  # e.g. Allow on a 405 (RFC 9110)
         return response
 

@@ -29,7 +29,8 @@ from services.handlers import (
 HEARTBEAT_S = 15.0
 
 v1 = APIBlueprint("v1", __name__, url_prefix="/v1", tag="Games")
-BEARER = [{"BearerAuth": []}]
+# The type of apiflask's doc(security=...): a list (invariant) of names or {scheme: scopes}.
+BEARER: list[str | dict[str, list[Any]]] = [{"BearerAuth": []}]
 
 
 def _services() -> Container:

@@ -10,7 +10,7 @@ from services.api.app import create_app
 from services.logs import logging_config
 
 
-class _Gunicorn(BaseApplication):  # type: ignore[misc]
+class _Gunicorn(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped: an Any base
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options
         super().__init__()

@@ -37,7 +37,7 @@ from services.store.moves import MoveBatches
 class Query:
     """A Core statement, compiled once per dialect and run on a DBAPI connection."""
 
-    def __init__(self, statement: Select[Any]) -> None:
+    def __init__(self, statement: Select[*tuple[Any, ...]]) -> None:  # any columns
         self.statement = statement
         self._compiled: dict[str, _Compiled] = {}
 

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
-from sqlalchemy import Select, and_, bindparam, insert, or_, select, update
+from sqlalchemy import Select, Table, and_, bindparam, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from engine.events import Event
 from engine.snapshot import event_to_dict, state_to_dict
 from engine.state import LogEntry
 from services.domain import Game, PlayedFor
-from services.store.models import ActionRow, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow
+from services.store.models import (
+    ActionRow, Base, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow,
+)
 from services.store.moves import Move
 from services.store.reads import GameReads, Known, known_game, remember_state
 
@@ -40,17 +42,27 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
+def _table(model: type[Base]) -> Table:
+    """The model's table. ``__table__`` is typed as any FromClause (a model may map a
+    join or a subquery), and Core's insert and update take a table: every model here
+    maps one."""
+    table = model.__table__
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} is not mapped to a table")
+    return table
+
+
 # Writes are Core statements built once (building one costs about as much as running it;
 # the ORM's bulk path several times more), run on the unit of work's connection.
 _MOVE_ON = (
-    update(GameRow.__table__)
+    update(_table(GameRow))
     .where(GameRow.id == bindparam("game_id"), GameRow.version == bindparam("read_version"))
     .values(version=bindparam("new_version"), status=bindparam("new_status"),
             events=bindparam("new_events"), snapshot=bindparam("new_snapshot"),
             to_act=bindparam("new_to_act"), turn_deadline=bindparam("new_deadline"),
             updated_at=bindparam("now")))
-_ADD_ACTIONS = insert(ActionRow.__table__)
-_ADD_EVENTS = insert(EventRow.__table__)
+_ADD_ACTIONS = insert(_table(ActionRow))
+_ADD_EVENTS = insert(_table(EventRow))
 
 
 class VersionConflict(Exception):
@@ -170,7 +182,7 @@ class GameRepository:
                  .order_by(None).order_by(GameRow.turn_deadline))
         return [Waiting(*row) for row in self.session.execute(query.limit(limit))]
 
-    def _waiting_query(self, kind: str) -> Select[tuple[Any, ...]]:
+    def _waiting_query(self, kind: str) -> Select[str, int, int, str | None]:  # a Waiting
         return (select(GameRow.id, GameRow.version, GameRow.to_act, SeatRow.engine)
                 .join(SeatRow, and_(SeatRow.game_id == GameRow.id,
                                     SeatRow.seat == GameRow.to_act))

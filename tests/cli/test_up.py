@@ -45,9 +45,9 @@ def _alive(pid: int) -> bool:
 
 
 def _serving(url: str) -> bool:
-    try:
-        return requests.get(f"{url}/readyz", timeout=1).status_code == 200
-    except requests.ConnectionError:
+    try:  # (a loaded 2-core machine can take over a second to answer while starting)
+        return requests.get(f"{url}/readyz", timeout=5).status_code == 200
+    except (requests.ConnectionError, requests.Timeout):
         return False
 
 

@@ -31,7 +31,8 @@ def backoff(attempt: int, settings: TurnSettings) -> float:
 def _once(build: Callable[[], Runtime]) -> Callable[[], Runtime]:
     """``build()`` on the first call only, even when a thread pool's first tasks all
     arrive at once."""
-    lock, built = threading.Lock(), []
+    lock = threading.Lock()
+    built: list[Runtime] = []
 
     def runtime() -> Runtime:
         if not built:
