@@ -62,8 +62,9 @@ def gunicorn(app: str, port: int, env: dict[str, str], connections: int, workers
     run's keep-alive connections, and a run measures one busy process beside an idle one
     (requests/s varied by a factor of two from one run to the next). gthread keeps at
     most ``worker_connections - threads`` connections idle between requests and closes
-    the others after their answer: at 8 threads that closed about 1% of requests' here;
-    with many more threads than a worker's share of connections, most would reconnect."""
+    the others after their answer: at 8 threads about 1% of requests came on a new
+    connection here; with many more threads than a worker's share of connections, most
+    would."""
     share = -(-connections // workers) + 1  # (+1: the bench's own setup connection)
     with tempfile.TemporaryDirectory(prefix="president-bench-ready-") as ready:
         proc = subprocess.Popen(
