@@ -19,8 +19,6 @@ from services.store.moves import Move
 from services.store.reads import GameReads, Known, known_game, remember_state
 
 
-
-
 class Waiting(NamedTuple):
     """A game waiting on one seat (``GameRepository.waiting``)."""
 
