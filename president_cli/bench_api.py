@@ -1,9 +1,9 @@
 """``president bench api``: the REST service under gunicorn on loopback, next to a bare
 Flask "hello" endpoint served the same way in the same run.
 
-Both apps run under gunicorn gthread, the same shape for both: by default the one
-deploy/ runs (``president_cli.main.API_WORKERS`` x ``API_THREADS``; ``--workers`` and
-``--threads`` change it). Keep-alive connections then, for a fixed time each:
+Both apps run under gunicorn, served the same way: by default as deploy/ runs the API
+(``president_cli.main.API_WORKERS`` gevent workers; ``--workers``, ``--worker-class``
+and, for gthread, ``--threads`` change it). Keep-alive connections then, for a fixed time each:
 
 - hello: ``GET /hello``; hello_db (with wrk): ``GET /hello/db``, the same plus one
   ``SELECT 1``: what one round trip to the database costs a request, the most any
@@ -39,43 +39,58 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from sqlalchemy import make_url
 
 from engine import Rules, apply, new_series
 from engine.game import generate
-from president_cli.main import API_THREADS, API_WORKERS
+from president_cli.main import API_THREADS, API_WORKER_CLASS, API_WORKERS
 from services.store.db import in_schema, make_engine, recreate
 
 HUMANS = [{"kind": "human"}] * 4
 RULES = Rules.preset("classic", players=4, rounds=100)
 
 
+class Shape(NamedTuple):
+    """How gunicorn serves both apps."""
+
+    workers: int
+    worker_class: str  # gevent or gthread
+    threads: int  # per worker, gthread only
+
+    def options(self) -> list[str]:
+        threads = ["--threads", str(self.threads)] if self.worker_class == "gthread" else []
+        return ["--workers", str(self.workers), "--worker-class", self.worker_class, *threads]
+
+    def __str__(self) -> str:
+        threads = f" x {self.threads} threads" if self.worker_class == "gthread" else ""
+        return f"gunicorn {self.worker_class}, {self.workers} workers{threads}"
+
+
 @contextmanager
-def gunicorn(app: str, port: int, env: dict[str, str], connections: int, workers: int,
-             threads: int) -> Iterator[int]:
+def gunicorn(app: str, port: int, env: dict[str, str], connections: int,
+             shape: Shape) -> Iterator[int]:
     """``app`` under gunicorn, once every worker has loaded it; yields the master's pid.
 
-    Each worker takes at most its share of the load's ``connections`` (gthread's
-    ``--worker-connections``): left alone, whichever worker wakes first accepts most of a
+    Each worker takes at most its share of the load's ``connections``
+    (``--worker-connections``): left alone, whichever worker wakes first accepts most of a
     run's keep-alive connections, and a run measures one busy process beside an idle one
-    (requests/s varied by a factor of two from one run to the next). gthread keeps at
+    (requests/s varied by a factor of two from one run to the next). (gthread keeps at
     most ``worker_connections - threads`` connections idle between requests and closes
     the others after their answer: at 8 threads about 1% of requests came on a new
     connection here; with many more threads than a worker's share of connections, most
-    would."""
-    share = -(-connections // workers) + 1  # (+1: the bench's own setup connection)
+    would.)"""
+    share = -(-connections // shape.workers) + 1  # (+1: the bench's own setup connection)
     with tempfile.TemporaryDirectory(prefix="president-bench-ready-") as ready:
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
-             "--workers", str(workers), "--threads", str(threads), "--worker-class",
-             "gthread", "--worker-connections", str(share), "--log-level", "warning",
+             *shape.options(), "--worker-connections", str(share), "--log-level", "warning",
              "-c", "python:president_cli.bench_gunicorn"],
             env={**os.environ, **env, "PRESIDENT_BENCH_READY_DIR": ready})
         try:
             _wait_up(port)
-            _wait_for(lambda: len(os.listdir(ready)) >= workers, "gunicorn's workers")
+            _wait_for(lambda: len(os.listdir(ready)) >= shape.workers, "gunicorn's workers")
             yield proc.pid
         finally:
             proc.terminate()
@@ -186,7 +201,8 @@ def _timed(conn: http.client.HTTPConnection, method: str, path: str,
 
 def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
               games: int = 128, port: int = 18080, rounds: int = 3,
-              workers: int = API_WORKERS, threads: int = API_THREADS) -> dict[str, Any]:
+              workers: int = API_WORKERS, worker_class: str = API_WORKER_CLASS,
+              threads: int = API_THREADS) -> dict[str, Any]:
     """Hello, view and action figures: with wrk, ``rounds`` rounds of the three in turn
     and the median of each figure (two gunicorn workers share the connections unevenly
     from one run to the next, so one run alone can be far off); without wrk, one
@@ -198,9 +214,9 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     recreate(make_engine(url)).dispose()
     env = {"DATABASE_URL": url}
     use_wrk = shutil.which("wrk") is not None
-    shape = {"workers": workers, "threads": threads}
-    with gunicorn("president_cli.hello_app:app", port + 1, env, clients, **shape) as hello_server, \
-            gunicorn("services.api.app:create_app()", port, env, clients, **shape) as api_server:
+    shape = Shape(workers, worker_class, threads)
+    with gunicorn("president_cli.hello_app:app", port + 1, env, clients, shape) as hello_server, \
+            gunicorn("services.api.app:create_app()", port, env, clients, shape) as api_server:
         tables = _create_games(port, games)
         servers = {"hello": hello_server, "hello_db": hello_server, "view": api_server,
                    "action": api_server}
@@ -220,7 +236,8 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
         "view_vs_hello": round(view["rps"] / hello["rps"], 3),
         "action_vs_hello": round(action["rps"] / hello["rps"], 3),
         "load_generator": "wrk" if use_wrk else "python threads",
-        "server": f"gunicorn gthread {workers} workers x {threads} threads", **shape,
+        "server": str(shape), "workers": workers, "worker_class": worker_class,
+        "threads": threads if worker_class == "gthread" else None,
         "clients": clients,
         "games": games,
         "rounds": {name: [r["rps"] for r in per] for name, per in runs.items()},
@@ -344,7 +361,9 @@ def _wrk_rounds(port: int, tables: list[Table], clients: int, seconds: float, ro
         before = _cpu(servers["view"])
         view = wrk_reads(port, views, clients, seconds)
         runs["view"].append(_per_request(view, before, _cpu(servers["view"])))
-        left = [plan[versions[g]:] for (g, _), plan in zip(tables, plans)]
+        # (this round's share only: wrk reads it all before it starts the clock, and its
+        # first thread starts sending while the second still reads)
+        left = [plan[versions[g]:versions[g] + per_game] for (g, _), plan in zip(tables, plans)]
         before = _cpu(servers["action"])
         figures, acked, in_flight = wrk_actions(port, tables, left, clients, seconds)
         runs["action"].append(_per_request(figures, before, _cpu(servers["action"])))

@@ -108,10 +108,11 @@ class Cluster:
         return self._start("beat", "celery-beat", "--schedule",
                            str(self.workdir / "beat-schedule"))
 
-    def start_api(self, workers: int = 1, threads: int = 8) -> Proc:
+    def start_api(self, workers: int = 1) -> Proc:
+        """``president api`` as deployed (gevent workers: a long poll holds no thread)."""
         port = free_port()
         proc = self._start(f"api-{port}", "api", "--port", str(port), "--workers",
-                           str(workers), "--threads", str(threads))
+                           str(workers))
         url = f"http://127.0.0.1:{port}"
 
         def healthy() -> bool:

@@ -9,11 +9,12 @@ import sys
 from typing import Any, Sequence
 
 # How the API is served: what deploy/ runs (a test checks) and what `president bench api`
-# measures by default. A move spends most of its time waiting for its commit, so a
-# worker takes more threads than it has cores: with 8 rather than 4, group commit writes
-# about five moves per statement instead of under three, and PostgreSQL's CPU per move
-# falls by a quarter (README, Performance).
-API_WORKERS, API_THREADS = 2, 8
+# measures by default. A move spends most of its time waiting for its commit: under gevent
+# a waiting request costs a greenlet, not an OS thread fighting the others for the GIL,
+# and the moves of one worker's waiting requests go to the database together (README,
+# Performance). API_THREADS applies to the gthread class only (``--worker-class``).
+API_WORKERS, API_WORKER_CLASS, API_THREADS = 2, "gevent", 8
+API_WORKER_CLASSES = ("gevent", "gthread")
 
 
 def _bench_engine(args: argparse.Namespace) -> int:
@@ -91,7 +92,7 @@ def _api(args: argparse.Namespace) -> int:
 
     turns = "through Celery" if setting("CELERY_BROKER_URL") else "in process"
     print(f"API on http://{args.host}:{args.port}/docs (AI turns played {turns})", flush=True)
-    return run(args.host, args.port, args.workers, args.threads)
+    return run(args.host, args.port, args.workers, args.worker_class, args.threads)
 
 
 def _celery_app(args: argparse.Namespace) -> Any:
@@ -189,7 +190,8 @@ def _bench_api(args: argparse.Namespace) -> int:
     from president_cli.bench_api import bench_api, format_api
 
     report = bench_api(args.database_url, seconds=args.seconds, clients=args.clients,
-                       rounds=args.rounds, workers=args.workers, threads=args.threads)
+                       rounds=args.rounds, workers=args.workers,
+                       worker_class=args.worker_class, threads=args.threads)
     print(json.dumps(report, indent=2) if args.json else format_api(report))
     return 0
 
@@ -257,8 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help="keep-alive connections (client threads without wrk)")
     api_bench.add_argument("--workers", type=int, default=API_WORKERS,
                            help="gunicorn workers, for both apps")
+    api_bench.add_argument("--worker-class", choices=API_WORKER_CLASSES,
+                           default=API_WORKER_CLASS, help="gunicorn's, for both apps")
     api_bench.add_argument("--threads", type=int, default=API_THREADS,
-                           help="threads per worker, for both apps")
+                           help="threads per worker (gthread), for both apps")
     api_bench.add_argument("--json", action="store_true", help="print JSON")
     api_bench.set_defaults(func=_bench_api)
 
@@ -302,7 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
     api.add_argument("--host", default="127.0.0.1")
     api.add_argument("--port", type=int, default=8000)
     api.add_argument("--workers", type=int, default=API_WORKERS)
-    api.add_argument("--threads", type=int, default=API_THREADS)
+    api.add_argument("--worker-class", choices=API_WORKER_CLASSES, default=API_WORKER_CLASS)
+    api.add_argument("--threads", type=int, default=API_THREADS, help="per worker (gthread)")
     api.set_defaults(func=_api)
 
     cw = sub.add_parser("celery-worker", help="play AI turns from the queues (CELERY_BROKER_URL)")

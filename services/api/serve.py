@@ -1,4 +1,11 @@
-"""``president api``: the app factory under gunicorn (threads, several workers)."""
+"""``president api``: the app factory under gunicorn, several workers.
+
+gevent workers by default: a request that waits (for its move's commit, a long poll, an
+event stream) holds a greenlet rather than one of a few OS threads, so a worker keeps up
+to ``worker_connections`` requests going at once. The master process imports neither the
+app nor a database driver: each worker patches the standard library for gevent first,
+and psycopg picks how it waits for the server when it is imported (a driver imported
+before the patch would block the worker's whole event loop on every query)."""
 
 from __future__ import annotations
 
@@ -6,7 +13,6 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
-from services.api.app import create_app
 from services.logs import logging_config
 
 
@@ -20,11 +26,15 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped: 
             self.cfg.set(key, value)
 
     def load(self) -> Any:
+        from services.api.app import create_app  # in the worker, once it is patched
+
         return create_app()  # in each worker: no work at import time, no shared connections
 
 
-def run(host: str, port: int, workers: int, threads: int) -> int:
-    _Gunicorn({"bind": f"{host}:{port}", "workers": workers, "threads": threads,
-               "worker_class": "gthread", "accesslog": "-", "timeout": 60,
-               "graceful_timeout": 30, "logconfig_dict": logging_config()}).run()
+def run(host: str, port: int, workers: int, worker_class: str, threads: int) -> int:
+    """``threads``: per worker, for the gthread class only."""
+    threads_option = {"threads": threads} if worker_class == "gthread" else {}
+    _Gunicorn({"bind": f"{host}:{port}", "workers": workers, "worker_class": worker_class,
+               **threads_option, "accesslog": "-", "timeout": 60, "graceful_timeout": 30,
+               "logconfig_dict": logging_config()}).run()
     return 0

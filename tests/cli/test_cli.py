@@ -61,18 +61,22 @@ def test_db_upgrade_migrates_the_given_database(tmp_path: Path, capsys: object) 
     assert "newest migration" in capsys.readouterr().out  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("load_generator", ["wrk", "python threads"])
+@pytest.mark.parametrize(("load_generator", "shape"), [
+    ("wrk", ["--worker-class", "gevent"]),
+    ("python threads", ["--worker-class", "gthread", "--threads", "3"])])
 def test_bench_api_json_compares_the_service_with_a_bare_endpoint(
-        load_generator: str, monkeypatch: pytest.MonkeyPatch, capsys: object) -> None:
+        load_generator: str, shape: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: object) -> None:
     if load_generator == "wrk" and not shutil.which("wrk"):
         pytest.skip("wrk is not installed")
     if load_generator == "python threads":  # as on a machine without wrk
         monkeypatch.setattr("president_cli.bench_api.shutil.which", lambda name: None)
     assert main(["bench", "api", "--seconds", "0.3", "--clients", "2", "--rounds", "2",
-                 "--workers", "1", "--threads", "3", "--json"]) == 0
+                 "--workers", "1", *shape, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
     assert report["database"] == "sqlite" and report["load_generator"] == load_generator
-    assert (report["workers"], report["threads"]) == (1, 3)
+    assert (report["workers"], report["worker_class"], report["threads"]) == (
+        (1, "gevent", None) if "gevent" in shape else (1, "gthread", 3))
     rounds = 2 if load_generator == "wrk" else 1  # the second one goes on from the first
     measured = ("hello", "hello_db", "view", "action") if load_generator == "wrk" else (
         "hello", "view", "action")
@@ -89,3 +93,16 @@ def test_bench_api_json_compares_the_service_with_a_bare_endpoint(
         assert 0 <= check["applied"] - check["answered_2xx"] <= check["in_flight_at_end"]
     else:
         assert check is None
+
+
+def test_the_api_master_imports_no_database_driver() -> None:
+    """gunicorn's gevent workers patch the standard library when they start, and psycopg
+    chooses how it waits for the server when it is imported: imported in the master
+    (before any patch) it would block a worker's whole event loop on every query."""
+    code = ("import sys; from president_cli.main import build_parser; build_parser(); "
+            "import services.api.serve; "
+            "print(sorted(m for m in ('psycopg', 'sqlalchemy', 'services.api.app') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator
 import pytest
 import yaml
 
-from president_cli.main import API_THREADS, API_WORKERS, build_parser
+from president_cli.main import API_THREADS, API_WORKER_CLASS, API_WORKERS, build_parser
 from services.settings import SETTINGS
 from workers.turns.app import QUEUES
 
@@ -544,15 +544,20 @@ def test_k8s_commands_are_cli_commands(k8s: list[dict[str, Any]]) -> None:
 
 def test_the_api_is_deployed_in_the_shape_the_bench_measures(
         compose: dict[str, Any], k8s: list[dict[str, Any]]) -> None:
-    """``president bench api`` measures the API as deployed: the same gunicorn workers
-    and threads as compose and Kubernetes run, which are ``president api``'s defaults."""
+    """``president bench api`` measures the API as deployed: the same gunicorn workers,
+    worker class (and threads, for gthread) as compose and Kubernetes run, which are
+    ``president api``'s defaults."""
     deployed = [parse_command(compose_argv(s)) for s in services_running(compose, "api").values()]
     deployed += [parse_command(container_argv(first_container(d)))
                  for d in deployments_running(k8s, "api").values()]
     assert len(deployed) == 2
     bench = parse_command(["bench", "api"])
-    shapes = {(args.workers, args.threads) for args in [*deployed, parse_command(["api"])]}
-    assert shapes == {(bench.workers, bench.threads)} == {(API_WORKERS, API_THREADS)}
+    shapes = {_shape(args) for args in [*deployed, parse_command(["api"])]}
+    assert shapes == {_shape(bench)} == {(API_WORKERS, API_WORKER_CLASS, API_THREADS)}
+
+
+def _shape(args: Any) -> tuple[int, str, int]:
+    return args.workers, args.worker_class, args.threads
 
 
 def test_k8s_environment_is_declared_settings(k8s: list[dict[str, Any]]) -> None:

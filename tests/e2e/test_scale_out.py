@@ -59,8 +59,8 @@ def test_forty_clients_at_once_on_two_of_everything(tmp_path: Path) -> None:
         stack.start_ai_worker(processes=2)
         stack.start_celery_worker()
         stack.start_celery_worker()
-        stack.start_api(workers=1, threads=24)
-        stack.start_api(workers=1, threads=24)
+        stack.start_api(workers=1)
+        stack.start_api(workers=1)
         clients = [Client(stack.api_urls[n % 2], seed=n) for n in range(CLIENTS)]
         with ThreadPoolExecutor(CLIENTS) as pool:
             game_ids = list(pool.map(Client.play_a_game, clients))
