@@ -100,9 +100,30 @@ def test_the_api_master_imports_no_database_driver() -> None:
     chooses how it waits for the server when it is imported: imported in the master
     (before any patch) it would block a worker's whole event loop on every query."""
     code = ("import sys; from president_cli.main import build_parser; build_parser(); "
-            "import services.api.serve; "
+            "import services.api.serve, president_cli.bench_gunicorn; "
             "print(sorted(m for m in ('psycopg', 'sqlalchemy', 'services.api.app') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_api_workers_freeze_what_they_loaded_and_the_bench_does_the_same_to_both_apps(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import gc
+
+    from president_cli import bench_gunicorn
+    from services.api.serve import options, out_of_the_collectors_sight
+
+    deployed = options("127.0.0.1", 8000, 2, "gevent", 8)
+    assert deployed["worker_class"] == "gevent" and "threads" not in deployed
+    assert deployed["post_worker_init"] is out_of_the_collectors_sight
+    assert options("127.0.0.1", 8000, 2, "gthread", 8)["threads"] == 8
+    monkeypatch.setenv("PRESIDENT_BENCH_READY_DIR", str(tmp_path))
+    try:
+        gc.unfreeze()
+        bench_gunicorn.post_worker_init(type("Worker", (), {"pid": 4242})())
+        assert gc.get_freeze_count() > 0  # the objects alive then are left out of collections
+    finally:
+        gc.unfreeze()
+    assert (tmp_path / "4242").exists()  # and the worker said it was ready
