@@ -61,10 +61,11 @@ def _play(text: str) -> Play:
     return play
 
 
-def state_to_dict(state: State, *, past_logs: bool = True) -> dict[str, Any]:
-    """``past_logs=False`` leaves out the earlier rounds' logs: a store that keeps the
-    action log elsewhere then writes the same amount per move all through a series (not
-    the whole log again each time); ``state_from_dict`` takes them back separately."""
+def state_to_dict(state: State, *, logs: bool = True) -> dict[str, Any]:
+    """``logs=False`` leaves the action logs out (the current round's and the earlier
+    ones'): a store that keeps the action log elsewhere then writes about half as much
+    per move, and the same amount all through a series; ``state_from_dict`` takes them
+    back separately."""
     data = {
         "version": SNAPSHOT_VERSION,
         "rules": state.rules.to_dict(), "seed": state.seed, "round": state.round_no,
@@ -75,25 +76,21 @@ def state_to_dict(state: State, *, past_logs: bool = True) -> dict[str, Any]:
         "roles": None if state.roles is None else [r.value for r in state.roles],
         "scores": list(state.scores), "pending": [list(p) for p in state.pending],
         "exchanges": [_exchange_to(e) for e in state.exchanges],
-        "results": [_result_to(r) for r in state.results], "log": _log_to(state.log),
-        "leader": state.leader,
+        "results": [_result_to(r) for r in state.results], "leader": state.leader,
     }
-    if past_logs:
+    if logs:
+        data["log"] = _log_to(state.log)
         data["past_logs"] = [_log_to(log) for log in state.past_logs]
     return data
 
 
-def state_from_dict(d: dict[str, Any], past_logs: Iterable[LogEntry] | None = None) -> State:
-    """The state ``d`` holds; ``past_logs``: the entries of the rounds before its round,
-    oldest first, when ``d`` was written without them."""
+def state_from_dict(d: dict[str, Any], entries: Iterable[LogEntry] | None = None) -> State:
+    """The state ``d`` holds. ``entries``: the game's action log up to that state, oldest
+    first, for the logs ``d`` was written without (``state_to_dict(logs=False)``, or,
+    from an earlier layout, the earlier rounds' logs alone)."""
     if d.get("version") != SNAPSHOT_VERSION:
         raise ValueError(f"snapshot version {d.get('version')!r}, expected {SNAPSHOT_VERSION}")
-    if "past_logs" in d:
-        past = tuple(_log_from(log) for log in d["past_logs"])
-    elif past_logs is not None:
-        past = round_logs(past_logs)
-    else:
-        raise ValueError("this snapshot leaves the earlier rounds' logs out: pass past_logs")
+    past, log = _logs(d, None if entries is None else tuple(entries))
     return State(
         rules=Rules.from_dict(d["rules"]), seed=d["seed"], round_no=d["round"],
         phase=Phase(d["phase"]), hands=tuple(d["hands"]), to_act=d["to_act"],
@@ -103,8 +100,22 @@ def state_from_dict(d: dict[str, Any], past_logs: Iterable[LogEntry] | None = No
         roles=None if d["roles"] is None else tuple(Role(r) for r in d["roles"]),
         scores=tuple(d["scores"]), pending=tuple((g, r, c) for g, r, c in d["pending"]),
         exchanges=tuple(_exchange_from(e) for e in d["exchanges"]),
-        results=tuple(_result_from(r) for r in d["results"]), log=_log_from(d["log"]),
+        results=tuple(_result_from(r) for r in d["results"]), log=log,
         past_logs=past, leader=d["leader"])
+
+
+def _logs(d: dict[str, Any],
+          entries: tuple[LogEntry, ...] | None) -> tuple[tuple[RoundLog, ...], RoundLog]:
+    """(the earlier rounds' logs, the current round's), from ``d`` where it holds them,
+    else from ``entries``."""
+    if "past_logs" in d:
+        return tuple(_log_from(log) for log in d["past_logs"]), _log_from(d["log"])
+    if entries is None:
+        raise ValueError("this snapshot leaves the action logs out: pass the entries")
+    past = round_logs(e for e in entries if e.round_no < d["round"])
+    if "log" in d:
+        return past, _log_from(d["log"])
+    return past, tuple(e for e in entries if e.round_no == d["round"])
 
 
 def round_logs(entries: Iterable[LogEntry]) -> tuple[RoundLog, ...]:

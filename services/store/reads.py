@@ -73,9 +73,9 @@ ACTIONS_BETWEEN = Query(
     select(ActionRow.action)
     .where(ActionRow.game_id == bindparam("game_id"), ActionRow.seq > bindparam("after"),
            ActionRow.seq <= bindparam("upto")).order_by(ActionRow.seq))
-PAST_ACTIONS = Query(
+LOG_UP_TO = Query(  # the action log up to a version (a writer may have moved on since)
     select(ActionRow.round, ActionRow.seat, ActionRow.action)
-    .where(ActionRow.game_id == bindparam("game_id"), ActionRow.round < bindparam("round"))
+    .where(ActionRow.game_id == bindparam("game_id"), ActionRow.seq <= bindparam("version"))
     .order_by(ActionRow.seq))
 NOTHING = 2**31 - 1  # a version no game reaches: no actions to catch up with
 CATCH_UP = Query(  # the version, and the actions after the one known (at most ``limit``)
@@ -242,17 +242,17 @@ def load_stored(run: Run, game_id: str) -> Known | None:
     if not rows:
         return None
     version, events, snapshot = rows[0]
-    return Known(version, events, _decoded(run, game_id, json_value(snapshot)))
+    return Known(version, events, _decoded(run, game_id, version, json_value(snapshot)))
 
 
-def _decoded(run: Run, game_id: str, snapshot: dict[str, Any]) -> State:
-    """The stored snapshot as a state; the earlier rounds' logs, which it leaves out
-    (``GameRepository`` writes it without them), come from the action log."""
+def _decoded(run: Run, game_id: str, version: int, snapshot: dict[str, Any]) -> State:
+    """The stored snapshot (at ``version``) as a state; the action logs, which it leaves
+    out (``GameRepository`` writes it without them), come from the action log."""
     if "past_logs" in snapshot:  # written before they were left out
         return state_from_dict(snapshot)
-    return state_from_dict(snapshot, past_logs=(
+    return state_from_dict(snapshot, (
         LogEntry(round_no, seat, parse_action(action)) for round_no, seat, action
-        in run(PAST_ACTIONS, game_id=game_id, round=snapshot["round"])))
+        in run(LOG_UP_TO, game_id=game_id, version=version)))
 
 
 def _brought_up_to(known: Known | None, version: int, since: list[str]) -> State | None:
