@@ -61,14 +61,13 @@ def _play(text: str) -> Play:
     return play
 
 
-def state_to_dict(state: State, *, logs: bool = True) -> dict[str, Any]:
+def state_to_dict(state: State, *, logs: bool = True, rules: bool = True) -> dict[str, Any]:
     """``logs=False`` leaves the action logs out (the current round's and the earlier
-    ones'): a store that keeps the action log elsewhere then writes about half as much
-    per move, and the same amount all through a series; ``state_from_dict`` takes them
-    back separately."""
-    data = {
-        "version": SNAPSHOT_VERSION,
-        "rules": state.rules.to_dict(), "seed": state.seed, "round": state.round_no,
+    ones'), ``rules=False`` the rules: a store that keeps the action log and the rules
+    elsewhere then writes a third as much per move, and no log that grows through a
+    series; ``state_from_dict`` takes them back separately."""
+    data: dict[str, Any] = {
+        "version": SNAPSHOT_VERSION, "seed": state.seed, "round": state.round_no,
         "phase": state.phase.value, "hands": list(state.hands), "to_act": state.to_act,
         "trick": [[seat, str(play)] for seat, play in state.trick], "passed": state.passed,
         "discard": state.discard, "reversed": state.reversed, "went_out": list(state.went_out),
@@ -78,21 +77,29 @@ def state_to_dict(state: State, *, logs: bool = True) -> dict[str, Any]:
         "exchanges": [_exchange_to(e) for e in state.exchanges],
         "results": [_result_to(r) for r in state.results], "leader": state.leader,
     }
+    if rules:
+        data["rules"] = state.rules.to_dict()
     if logs:
         data["log"] = _log_to(state.log)
         data["past_logs"] = [_log_to(log) for log in state.past_logs]
     return data
 
 
-def state_from_dict(d: dict[str, Any], entries: Iterable[LogEntry] | None = None) -> State:
+def state_from_dict(d: dict[str, Any], entries: Iterable[LogEntry] | None = None,
+                    rules: dict[str, Any] | None = None) -> State:
     """The state ``d`` holds. ``entries``: the game's action log up to that state, oldest
     first, for the logs ``d`` was written without (``state_to_dict(logs=False)``, or,
-    from an earlier layout, the earlier rounds' logs alone)."""
+    from an earlier layout, the earlier rounds' logs alone); ``rules``: the rules (as
+    ``Rules.to_dict``), if ``d`` was written without them."""
     if d.get("version") != SNAPSHOT_VERSION:
         raise ValueError(f"snapshot version {d.get('version')!r}, expected {SNAPSHOT_VERSION}")
+    if "rules" in d:
+        rules = d["rules"]
+    elif rules is None:
+        raise ValueError("this snapshot leaves the rules out: pass them")
     past, log = _logs(d, None if entries is None else tuple(entries))
     return State(
-        rules=Rules.from_dict(d["rules"]), seed=d["seed"], round_no=d["round"],
+        rules=Rules.from_dict(rules), seed=d["seed"], round_no=d["round"],
         phase=Phase(d["phase"]), hands=tuple(d["hands"]), to_act=d["to_act"],
         trick=tuple((seat, _play(text)) for seat, text in d["trick"]), passed=d["passed"],
         discard=d["discard"], reversed=d["reversed"], went_out=tuple(d["went_out"]),

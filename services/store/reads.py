@@ -84,7 +84,7 @@ CATCH_UP = Query(  # the version, and the actions after the one known (at most `
                                ActionRow.seq > bindparam("known")))
     .where(GameRow.id == bindparam("game_id")).order_by(ActionRow.seq)
     .limit(bindparam("limit")))
-SNAPSHOT = Query(select(GameRow.version, GameRow.events, GameRow.snapshot)
+SNAPSHOT = Query(select(GameRow.version, GameRow.events, GameRow.snapshot, GameRow.rules)
                  .where(GameRow.id == bindparam("game_id")))
 EVENTS_AFTER = Query(
     select(EventRow.seq, EventRow.version, EventRow.payload)
@@ -241,18 +241,21 @@ def load_stored(run: Run, game_id: str) -> Known | None:
     rows = run(SNAPSHOT, game_id=game_id)
     if not rows:
         return None
-    version, events, snapshot = rows[0]
-    return Known(version, events, _decoded(run, game_id, version, json_value(snapshot)))
+    version, events, snapshot, rules = rows[0]
+    return Known(version, events,
+                 _decoded(run, game_id, version, json_value(snapshot), json_value(rules)))
 
 
-def _decoded(run: Run, game_id: str, version: int, snapshot: dict[str, Any]) -> State:
-    """The stored snapshot (at ``version``) as a state; the action logs, which it leaves
-    out (``GameRepository`` writes it without them), come from the action log."""
+def _decoded(run: Run, game_id: str, version: int, snapshot: dict[str, Any],
+             rules: dict[str, Any]) -> State:
+    """The stored snapshot (at ``version``) as a state. What it leaves out
+    (``GameRepository`` writes it so) comes from elsewhere: the action logs from the
+    action log, the rules from the game's row, written once."""
     if "past_logs" in snapshot:  # written before they were left out
         return state_from_dict(snapshot)
     return state_from_dict(snapshot, (
         LogEntry(round_no, seat, parse_action(action)) for round_no, seat, action
-        in run(LOG_UP_TO, game_id=game_id, version=version)))
+        in run(LOG_UP_TO, game_id=game_id, version=version)), rules)
 
 
 def _brought_up_to(known: Known | None, version: int, since: list[str]) -> State | None:

@@ -87,7 +87,7 @@ class GameRepository:
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
             rules=game.state.rules.to_dict(), seed=game.state.seed, version=game.version,
-            snapshot=state_to_dict(game.state, logs=False), events=len(events),
+            snapshot=state_to_dict(game.state, logs=False, rules=False), events=len(events),
             pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
             turn_deadline=_deadline(game, now), created_at=now, updated_at=now,
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
@@ -115,7 +115,7 @@ class GameRepository:
         seen_at = self.reads.mark()  # before the write: the feed vouches from here
         move = Move(
             game.id, read_version, game.version, game.status, game.events,
-            state_to_dict(game.state, logs=False), game.state.to_act,
+            state_to_dict(game.state, logs=False, rules=False), game.state.to_act,
             _deadline(game, now), now,
             [{"seq": read_version + offset, "round": entry.round_no, "seat": entry.seat,
               "action": str(entry.action)} for offset, entry in enumerate(entries, start=1)],

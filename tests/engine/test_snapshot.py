@@ -38,15 +38,18 @@ def test_every_state_of_a_series_round_trips_through_json(preset: str, seed: int
 
 @settings(max_examples=15, deadline=None)
 @given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**9))
-def test_a_snapshot_without_the_logs_takes_them_back_from_the_action_log(
+def test_a_snapshot_without_the_logs_and_rules_takes_them_back_separately(
         preset: str, seed: int) -> None:
     for state in _states(preset, seed, 3)[::5]:
-        data = json.loads(json.dumps(state_to_dict(state, logs=False)))
-        assert "log" not in data and "past_logs" not in data
-        assert state_from_dict(data, state.log_entries()) == state
+        data = json.loads(json.dumps(state_to_dict(state, logs=False, rules=False)))
+        assert not {"log", "past_logs", "rules"} & data.keys()
+        rules = state.rules.to_dict()
+        assert state_from_dict(data, state.log_entries(), rules) == state
+        with pytest.raises(ValueError, match="rules"):
+            state_from_dict(data, state.log_entries())
         if state.log_entries():
             with pytest.raises(ValueError, match="entries"):
-                state_from_dict(data)
+                state_from_dict(data, rules=rules)
 
 
 @settings(max_examples=10, deadline=None)
