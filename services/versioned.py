@@ -15,7 +15,11 @@ V = TypeVar("V")
 
 
 class VersionedCache(Generic[K, V]):
-    """Least recently used first out; safe to share between a process's threads."""
+    """Least recently used first out; safe to share between a process's threads.
+
+    A lookup takes no lock: each of its two steps is one call into the C ``OrderedDict``,
+    which no other thread interrupts (the GIL), and the entry it found may only have been
+    pushed out by another thread in between. Writes, which check and evict, take it."""
 
     def __init__(self, size: int) -> None:
         self._size = size
@@ -23,11 +27,13 @@ class VersionedCache(Generic[K, V]):
         self._lock = threading.Lock()
 
     def get(self, key: K) -> V | None:
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
+        value = self._items.get(key)
+        if value is not None:
+            try:
                 self._items.move_to_end(key)
-            return value
+            except KeyError:  # pushed out meanwhile: the value found is still right
+                pass
+        return value
 
     def put(self, key: K, value: V) -> None:
         with self._lock:

@@ -3,6 +3,8 @@ write side stored, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import sys
+import threading
 from typing import Callable
 
 import pytest
@@ -78,6 +80,34 @@ def test_the_cache_keeps_the_most_recently_used() -> None:
     assert cache.get("a") == 1  # a is now the most recently used
     cache.put("c", 3)
     assert (cache.get("a"), cache.get("b"), cache.get("c")) == (1, None, 3)
+
+
+def test_the_cache_shared_by_threads_never_fails_a_lookup_nor_mixes_entries() -> None:
+    """Lookups take no lock while other threads put and push entries out."""
+    cache: VersionedCache[int, int] = VersionedCache(2)
+    wrong: list[object] = []
+
+    def churn(offset: int) -> None:
+        try:
+            for n in range(50_000):
+                key = (n + offset) % 3  # three keys for two places: constant evictions
+                cache.put(key, key * 10)
+                found = cache.get((key + 1) % 3)
+                if found is not None and found != (key + 1) % 3 * 10:
+                    wrong.append((key, found))
+        except Exception as error:  # noqa: BLE001 (a thread's failure fails the test)
+            wrong.append(error)
+
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    try:
+        threads = [threading.Thread(target=churn, args=(k,)) for k in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(0.005)
+    assert wrong == [] and len(cache._items) <= 2
 
 
 @pytest.mark.parametrize("replay_at_most", [32, 2])  # a short gap replayed; a wide one not
