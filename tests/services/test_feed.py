@@ -397,10 +397,11 @@ def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
                           uow_factory(), Recorder())
     game_id = created.game.game_id
+    if reads.feed is not None:  # (a state read before the listener is up is never vouched for)
+        assert wait_until_live(reads.feed)
     first = read_game(ReadGame(game_id), reads).view.to_act  # held here at version 0
     held = threading.Event()
     if reads.feed is not None:  # the notice of the next move is slow to arrive
-        assert wait_until_live(reads.feed)
         listening = reads.feed._listening
         assert listening is not None
         drain = listening.drain
