@@ -3,7 +3,8 @@ Flask "hello" endpoint served the same way in the same run.
 
 Both apps run under gunicorn, served the same way: by default as deploy/ runs the API
 (``president_cli.main.API_WORKERS`` gevent workers; ``--workers``, ``--worker-class``
-and, for gthread, ``--threads`` change it). Keep-alive connections then, for a fixed time each:
+and, for gthread, ``--threads`` change it). Keep-alive connections then, for a fixed
+time each:
 
 - hello: ``GET /hello``; hello_db (with wrk): ``GET /hello/db``, the same plus one
   ``SELECT 1``: what one round trip to the database costs a request, the most any
