@@ -98,6 +98,7 @@ def test_the_cache_shared_by_threads_never_fails_a_lookup_nor_mixes_entries() ->
         except Exception as error:  # noqa: BLE001 (a thread's failure fails the test)
             wrong.append(error)
 
+    interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
     try:
         threads = [threading.Thread(target=churn, args=(k,)) for k in range(4)]
@@ -106,7 +107,7 @@ def test_the_cache_shared_by_threads_never_fails_a_lookup_nor_mixes_entries() ->
         for thread in threads:
             thread.join()
     finally:
-        sys.setswitchinterval(0.005)
+        sys.setswitchinterval(interval)
     assert wrong == [] and len(cache._items) <= 2
 
 
