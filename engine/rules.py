@@ -9,8 +9,8 @@ up by name and applies overrides on top of it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from functools import lru_cache
 from enum import Enum
+from functools import lru_cache
 from typing import Any, Mapping
 
 from engine.errors import InvalidRules, UnknownOption, UnknownPreset

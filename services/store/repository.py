@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from sqlalchemy import Select, Table, and_, bindparam, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from engine.events import Event
 from engine.snapshot import event_to_dict, state_to_dict
-from engine.state import LogEntry
+from engine.state import LogEntry, State
 from services.domain import Game, PlayedFor
 from services.store.models import (
     ActionRow, Base, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow,
@@ -50,6 +50,12 @@ def _table(model: type[Base]) -> Table:
     return table
 
 
+def _stored(state: State) -> dict[str, Any]:
+    """The snapshot as stored: without the action logs (in ``actions``) and the rules (in
+    the game's row), which ``reads._decoded`` takes back from there."""
+    return state_to_dict(state, logs=False, rules=False)
+
+
 # Writes are Core statements built once (building one costs about as much as running it;
 # the ORM's bulk path several times more), run on the unit of work's connection.
 _MOVE_ON = (
@@ -87,7 +93,7 @@ class GameRepository:
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
             rules=game.state.rules.to_dict(), seed=game.state.seed, version=game.version,
-            snapshot=state_to_dict(game.state, logs=False, rules=False), events=len(events),
+            snapshot=_stored(game.state), events=len(events),
             pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
             turn_deadline=_deadline(game, now), created_at=now, updated_at=now,
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
@@ -115,7 +121,7 @@ class GameRepository:
         seen_at = self.reads.mark()  # before the write: the feed vouches from here
         move = Move(
             game.id, read_version, game.version, game.status, game.events,
-            state_to_dict(game.state, logs=False, rules=False), game.state.to_act,
+            _stored(game.state), game.state.to_act,
             _deadline(game, now), now,
             [{"seq": read_version + offset, "round": entry.round_no, "seat": entry.seat,
               "action": str(entry.action)} for offset, entry in enumerate(entries, start=1)],
