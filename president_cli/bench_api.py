@@ -217,7 +217,7 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     use_wrk = shutil.which("wrk") is not None
     shape = Shape(workers, worker_class, threads)
     with gunicorn("president_cli.hello_app:app", port + 1, env, clients, shape) as hello_server, \
-            gunicorn("services.api.app:create_app()", port, env, clients, shape) as api_server:
+            gunicorn("bootstrap:api_app()", port, env, clients, shape) as api_server:
         tables = _create_games(port, games)
         servers = {"hello": hello_server, "hello_db": hello_server, "view": api_server,
                    "action": api_server}

@@ -22,8 +22,10 @@ from sqlalchemy import select
 
 from president_cli.cluster import Backend, Cluster
 from services.commands import CreateGame, SeatSpec
+import bootstrap
 from services.container import Container
-from services.handlers import create_game
+from services.handlers.games import create_game
+from services.store import Store
 from services.store.db import in_schema, make_engine, recreate
 from services.store.models import ActionRow, GameRow
 
@@ -49,9 +51,9 @@ def _play(container: Container, games: int, rounds: int, seed: int) -> list[str]
     return ids
 
 
-def _wait_over(container: Container, ids: list[str], timeout_s: float) -> None:
+def _wait_over(store: Store, ids: list[str], timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
-    with container.db.connect() as connection:
+    with store.engine.connect() as connection:
         while True:
             active = connection.execute(select(GameRow.id).where(
                 GameRow.id.in_(ids), GameRow.status == "active")).all()
@@ -63,8 +65,8 @@ def _wait_over(container: Container, ids: list[str], timeout_s: float) -> None:
             time.sleep(0.05)
 
 
-def _turn_times_ms(container: Container, ids: list[str]) -> list[float]:
-    with container.db.connect() as connection:
+def _turn_times_ms(store: Store, ids: list[str]) -> list[float]:
+    with store.engine.connect() as connection:
         rows = connection.execute(select(ActionRow.game_id, ActionRow.created_at).where(
             ActionRow.game_id.in_(ids)).order_by(ActionRow.game_id, ActionRow.seq)).all()
     times: list[float] = []
@@ -97,16 +99,17 @@ def turn_latency(backend: Backend, workdir: Path, games: int, rounds: int) -> di
     """Games one after the other on one Celery worker: p50/p95 of an Easy turn."""
     _fresh_database(backend.database_url)
     cluster = _cluster(backend, workdir, workers=1)
-    container = Container.build(backend.database_url, backend.broker_url)
+    store = bootstrap.open_store(backend.database_url)
+    container = bootstrap.container(broker_url=backend.broker_url, store=store)
     try:
         ids = []
         for n in range(games):
             ids += _play(container, 1, rounds, seed=100 + n)
-            _wait_over(container, ids[-1:], timeout_s=120)
-        times = _turn_times_ms(container, ids)
+            _wait_over(store, ids[-1:], timeout_s=120)
+        times = _turn_times_ms(store, ids)
     finally:
         cluster.close()
-        container.db.dispose()
+        store.close()
     return {"easy_turn_p50_ms": round(statistics.median(times), 2),
             "easy_turn_p95_ms": round(_percentile(times, 0.95), 2), "turns": len(times)}
 
@@ -118,14 +121,15 @@ def throughput(backend: Backend, workdir: Path, workers: int, games: int,
     if backend.broker_url.startswith("redis"):
         _flush_redis(backend.broker_url)
     cluster = _cluster(backend, workdir, workers)
-    container = Container.build(backend.database_url, backend.broker_url)
+    store = bootstrap.open_store(backend.database_url)
+    container = bootstrap.container(broker_url=backend.broker_url, store=store)
     try:
         started = time.perf_counter()
-        _wait_over(container, _play(container, games, rounds, seed=1), timeout_s=600)
+        _wait_over(store, _play(container, games, rounds, seed=1), timeout_s=600)
         elapsed = time.perf_counter() - started
     finally:
         cluster.close()
-        container.db.dispose()
+        store.close()
     return round(games * rounds / elapsed * 60, 1)
 
 

@@ -86,31 +86,30 @@ def _bench_ai(args: argparse.Namespace) -> int:
 
 
 def _api(args: argparse.Namespace) -> int:
+    from config.settings import setting
     from services.api.serve import run
-
-    from services.settings import setting
 
     turns = "through Celery" if setting("CELERY_BROKER_URL") else "in process"
     print(f"API on http://{args.host}:{args.port}/docs (AI turns played {turns})", flush=True)
-    return run(args.host, args.port, args.workers, args.worker_class, args.threads)
+    return run("bootstrap:api_app()", args.host, args.port, args.workers, args.worker_class,
+               args.threads)
 
 
 def _celery_app(args: argparse.Namespace) -> Any:
     """The Celery app for a worker or beat process, the embedded broker's tables made."""
     from celery.signals import setup_logging
 
-    from services.logs import configure_logging
+    from bootstrap import celery_app
+    from config.logs import configure_logging
     from workers.turns import embedded
+    from workers.turns.settings import TurnSettings
 
     # A receiver of setup_logging tells Celery to leave logging to us: one format for all.
     setup_logging.connect(lambda **_: configure_logging(), weak=False)
-    from workers.turns.app import make_celery
-    from workers.turns.settings import TurnSettings
-
     settings = TurnSettings.from_env()
     if embedded.is_embedded(settings.broker_url):
         embedded.create_tables(settings.broker_url)
-    return make_celery(settings)
+    return celery_app(settings)
 
 
 def _celery_worker(args: argparse.Namespace) -> int:
@@ -206,10 +205,10 @@ def _bench_pipeline(args: argparse.Namespace) -> int:
 
 
 def _db_check(args: argparse.Namespace) -> int:
-    from services.container import Container
-    from services.handlers import check_all
+    from bootstrap import open_store
+    from services.handlers.audit import check_all
 
-    checked, broken = check_all(Container.build(args.url).uow)
+    checked, broken = check_all(open_store(args.url).uow)
     for game_id in broken:
         print(f"snapshot differs from its action log: {game_id}", file=sys.stderr)
     print(f"{checked} game(s) rebuilt from seed + action log, {len(broken)} differing")
@@ -230,7 +229,7 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from services.settings import setting
+    from config.settings import setting
 
     parser = argparse.ArgumentParser(prog="president", description="Président game backend")
     sub = parser.add_subparsers(dest="command", required=True)

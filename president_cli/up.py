@@ -20,7 +20,7 @@ from typing import IO
 from honcho.environ import parse_procfile
 from honcho.manager import Manager
 
-from services.settings import setting
+from config.settings import setting
 
 PROCFILE = Path(__file__).with_name("Procfile")
 

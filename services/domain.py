@@ -9,8 +9,19 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable, NamedTuple
 
-from engine import State
+from engine import State, apply, apply_unchecked, parse_action
+
+
+def advanced(state: State, actions: Iterable[str], *, checked: bool = True) -> State:
+    """``state`` with the logged ``actions`` (canonical texts) applied in order. Unchecked
+    only for actions known to be committed: the log itself, checked before its write."""
+    for text in actions:
+        action = parse_action(text)
+        state = apply(state, action)[0] if checked else apply_unchecked(state, action)
+    return state
 
 
 def new_token() -> str:
@@ -60,6 +71,27 @@ class Game:
             if seat.accepts(presented):
                 found = seat
         return found
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A game in a list: no state, no hands."""
+
+    game_id: str
+    status: str
+    preset: str
+    version: int
+    created_at: datetime
+    seats: tuple[Seat, ...]
+
+
+class Waiting(NamedTuple):
+    """A game waiting on one seat (``GameRepository.waiting``)."""
+
+    game_id: str
+    version: int
+    seat: int
+    engine: str | None
 
 
 @dataclass(frozen=True)

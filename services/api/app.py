@@ -19,8 +19,7 @@ from services.api.schemas import StatusOut
 from services.api.web import web
 from services.container import Container
 from services.errors import ServiceError
-from services.settings import setting
-from services.store.db import migrations_current
+from config.settings import setting
 
 MAX_BODY_BYTES = 16 * 1024
 
@@ -41,7 +40,8 @@ class OrjsonProvider(DefaultJSONProvider):
         return jsoncodec.loads(s)
 
 
-def create_app(container: Container | None = None) -> APIFlask:
+def create_app(container: Container) -> APIFlask:
+    """The API on ``container``'s ports (``bootstrap.api_app`` plugs the adapters in)."""
     app = APIFlask("president", title="Président game service", version="1.0.0",
                    docs_path="/docs", spec_path="/openapi.json")
     app.json = OrjsonProvider(app)
@@ -49,7 +49,7 @@ def create_app(container: Container | None = None) -> APIFlask:
                       VALIDATION_ERROR_STATUS_CODE=400, SECURITY_SCHEMES={
                           "BearerAuth": {"type": "http", "scheme": "bearer",
                                          "description": "a seat's secret token"}})
-    app.extensions["president"] = container or Container.from_env()
+    app.extensions["president"] = container
     app.register_blueprint(v1)
     _cors(app, setting("PRESIDENT_CORS_ORIGINS") or "")
     app.register_blueprint(web)
@@ -108,11 +108,7 @@ def _probes(app: APIFlask) -> None:
     @app.doc(tags=["Operations"], summary="Database reachable and migrations current")
     def readyz() -> Any:
         container: Container = app.extensions["president"]
-        try:
-            ready = migrations_current(container.db)
-        except Exception:  # unreachable database: not ready, and say so
-            ready = False
-        if not ready:
+        if not container.ready():
             return problem(503, "not_ready", "Not ready",
                            "the database is unreachable or its migrations are not current")
         return {"status": "ready"}

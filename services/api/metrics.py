@@ -15,7 +15,7 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess,
 )
 
-from services.settings import setting
+from config.settings import setting
 
 REQUESTS = Counter("president_http_requests_total", "HTTP requests", ["method", "route", "status"])
 LATENCY = Histogram("president_http_request_seconds", "HTTP request latency", ["method", "route"],

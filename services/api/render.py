@@ -11,8 +11,8 @@ from engine import (
     PRESETS, ExchangeView, Outcome, RoundResult, Rules, View, cards_of, describe_options,
 )
 from engine.snapshot import event_to_dict
-from services.domain import PlayedFor
-from services.handlers import EventView, GameSummary, GameView
+from services.domain import GameSummary, PlayedFor
+from services.views import EventView, GameView
 from services.jsoncodec import dumps_line
 from services.versioned import VersionedCache
 

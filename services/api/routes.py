@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
 import time
-from typing import Iterator
+from typing import Any, Iterator
 
 from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
@@ -21,10 +19,9 @@ from services.api.schemas import (
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.container import Container
 from services.errors import BadRequest, BadToken
-from services.handlers import (
-    act, create_game, events_after, list_games, read_game, round_events,
-    wait_for_events,
-)
+from services.handlers.events import events_after, round_events, wait_for_events
+from services.handlers.games import create_game, list_games, read_game
+from services.handlers.moves import act
 
 HEARTBEAT_S = 15.0
 

@@ -13,8 +13,9 @@ import gc
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.util import import_app
 
-from services.logs import logging_config
+from config.logs import logging_config
 
 
 def out_of_the_collectors_sight(worker: Any = None) -> None:
@@ -28,8 +29,8 @@ def out_of_the_collectors_sight(worker: Any = None) -> None:
 
 
 class _Gunicorn(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped: an Any base
-    def __init__(self, options: dict[str, Any]) -> None:
-        self.options = options
+    def __init__(self, app: str, options: dict[str, Any]) -> None:
+        self.app, self.options = app, options
         super().__init__()
 
     def load_config(self) -> None:
@@ -37,9 +38,8 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped: 
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        from services.api.app import create_app  # in the worker, once it is patched
-
-        return create_app()  # in each worker: no work at import time, no shared connections
+        # in each worker, once it is patched: no work at import time, no shared connections
+        return import_app(self.app)
 
 
 def options(host: str, port: int, workers: int, worker_class: str,
@@ -53,6 +53,7 @@ def options(host: str, port: int, workers: int, worker_class: str,
             "post_worker_init": out_of_the_collectors_sight}
 
 
-def run(host: str, port: int, workers: int, worker_class: str, threads: int) -> int:
-    _Gunicorn(options(host, port, workers, worker_class, threads)).run()
+def run(app: str, host: str, port: int, workers: int, worker_class: str, threads: int) -> int:
+    """Serve ``app``, a factory call by import path (``"bootstrap:api_app()"``)."""
+    _Gunicorn(app, options(host, port, workers, worker_class, threads)).run()
     return 0

@@ -18,14 +18,15 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import sessionmaker, Session
 
 from services.jsoncodec import dumps, loads
-from services.settings import setting
+from config.settings import setting
 
-DEFAULT_URL = "sqlite:///var/president.db"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 def database_url() -> str:
-    return setting("DATABASE_URL") or DEFAULT_URL
+    url = setting("DATABASE_URL")
+    assert url is not None  # the setting has a default
+    return url
 
 
 def make_engine(url: str | None = None, *, autocommit: bool = False) -> Engine:

@@ -1,7 +1,7 @@
 """The change feed: every move on PostgreSQL announces itself at commit (``NOTIFY``, in the
 same statement as the move: ``moves.MOVES``), and each process listens.
 
-A process keeps the newest state it has seen of each game (``reads.STATES``). Without the
+A process keeps the newest state it has seen of each game (``states.GameStates``). Without the
 feed it must ask the database, on every read, whether that state is still the newest:
 one round trip, which on a small machine costs a request as much CPU as everything else
 it does. With the feed it knows: PostgreSQL sends a move's notice to every listener when
@@ -33,6 +33,7 @@ import os
 import select
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
@@ -163,7 +164,7 @@ class ChangeFeed:
         self._stopped = threading.Event()
         self._seq = 0  # the mark: notices taken in, reconnections, forgettings
         self._vouching = _Vouching(False, 1, {})
-        self._listeners: list[Listener] = []
+        self._listeners: list[weakref.WeakMethod[Listener]] = []
         self._waiting: dict[str, list[threading.Event]] = {}
 
     # --- what reads and writes ask ------------------------------------------------------
@@ -192,11 +193,14 @@ class ChangeFeed:
         return self._vouching.live
 
     def on_notice_once(self, listener: Listener) -> None:
-        """Call ``listener`` for every notice, from now on (once, however often it is
-        asked), in the order of the notices."""
+        """Call ``listener``, a bound method, for every notice, from now on (once, however
+        often it is asked), in the order of the notices, for as long as its object lives
+        (the feed is the process's; a read side made and dropped is not kept by it)."""
+        ref = weakref.WeakMethod(listener)
         with self._lock:
-            if listener not in self._listeners:
-                self._listeners.append(listener)
+            self._listeners = [r for r in self._listeners if r() is not None]
+            if ref not in self._listeners:
+                self._listeners.append(ref)
 
     @contextmanager
     def watch(self, game_id: str) -> Iterator[threading.Event]:
@@ -259,7 +263,10 @@ class ChangeFeed:
         NOTICES.inc()
         for moved in waiters:
             moved.set()
-        for listener in self._listeners:
+        for ref in self._listeners:
+            listener = ref()
+            if listener is None:
+                continue
             try:
                 listener(notice, mark)
             except Exception:  # noqa: BLE001 (the state it concerns is just not updated)

@@ -3,30 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Callable, Sequence
 
 from sqlalchemy import Select, Table, and_, bindparam, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from engine.events import Event
-from engine.snapshot import event_to_dict, state_to_dict
+from engine.snapshot import event_to_dict
 from engine.state import LogEntry, State
-from services.domain import Game, PlayedFor
+from services.domain import Game, GameSummary, PlayedFor, Seat, Waiting
+from services.ports import StoredEvent, VersionConflict
 from services.store.models import (
     ActionRow, Base, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow,
 )
-from services.store.moves import Move
-from services.store.reads import GameReads, Known, known_game, remember_state
-
-
-class Waiting(NamedTuple):
-    """A game waiting on one seat (``GameRepository.waiting``)."""
-
-    game_id: str
-    version: int
-    seat: int
-    engine: str | None
-
+from services.store.moves import Move, MoveBatches
+from services.store.reads import GameReads
+from services.store.snapshots import stored
+from services.store.states import Known
 
 def _deadline(game: Game, moved_at: datetime) -> datetime | None:
     seat = game.seat_to_act
@@ -50,12 +43,6 @@ def _table(model: type[Base]) -> Table:
     return table
 
 
-def _stored(state: State) -> dict[str, Any]:
-    """The snapshot as stored: without the action logs (in ``actions``) and the rules (in
-    the game's row), which ``reads._decoded`` takes back from there."""
-    return state_to_dict(state, logs=False, rules=False)
-
-
 # Writes are Core statements built once (building one costs about as much as running it;
 # the ORM's bulk path several times more), run on the unit of work's connection.
 _MOVE_ON = (
@@ -69,31 +56,29 @@ _ADD_ACTIONS = insert(_table(ActionRow))
 _ADD_EVENTS = insert(_table(EventRow))
 
 
-class VersionConflict(Exception):
-    """Another writer moved the game on since it was read."""
+class SqlGameRepository:
+    """The ``GameRepository`` port on SQLAlchemy. Writes go through ``session`` (the unit
+    of work's transaction), or on PostgreSQL as one statement of their own (``moves``,
+    batched); reads, which need no transaction (every write is checked against the
+    version read), through ``reads``' autocommit connections."""
 
-
-class GameRepository:
-    """Writes go through ``session`` (the unit of work's transaction), or on PostgreSQL
-    as one statement of their own (``moves``); reads, which need no transaction (every
-    write is checked against the version read), through ``reads``' autocommit
-    connections."""
-
-    def __init__(self, session: Callable[[], Session], reads: GameReads) -> None:
+    def __init__(self, session: Callable[[], Session], reads: GameReads,
+                 moves: MoveBatches | None) -> None:
         self._session = session
         self.reads = reads
+        self._moves = moves
         self._written: list[tuple[Game, int]] = []  # (game, feed mark before the write)
 
     @property
     def session(self) -> Session:
         return self._session()
 
-    def add(self, game: Game, events: list[Event]) -> None:
+    def add(self, game: Game, events: Sequence[Event]) -> None:
         now = utcnow()  # one moment: the deadline counts from the stored last move
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
             rules=game.state.rules.to_dict(), seed=game.state.seed, version=game.version,
-            snapshot=_stored(game.state), events=len(events),
+            snapshot=stored(game.state), events=len(events),
             pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
             turn_deadline=_deadline(game, now), created_at=now, updated_at=now,
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
@@ -107,7 +92,7 @@ class GameRepository:
 
     def known(self, game_id: str, version: int) -> Game | None:
         """The game as this process last saw it, if at ``version`` (no database read)."""
-        return known_game(game_id, version)
+        return self.reads.states.game(game_id, version)
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor],
@@ -121,15 +106,15 @@ class GameRepository:
         seen_at = self.reads.mark()  # before the write: the feed vouches from here
         move = Move(
             game.id, read_version, game.version, game.status, game.events,
-            _stored(game.state), game.state.to_act,
+            stored(game.state), game.state.to_act,
             _deadline(game, now), now,
             [{"seq": read_version + offset, "round": entry.round_no, "seat": entry.seat,
               "action": str(entry.action)} for offset, entry in enumerate(entries, start=1)],
             [{"seq": first_event + offset,
               "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
              for offset, e in enumerate(events, start=1)], key)
-        if self.reads.moves is not None:
-            done = self.reads.moves.write(move)
+        if self._moves is not None:
+            done = self._moves.write(move)
         else:
             done = self._move_in_transaction(move)
         if not done:
@@ -160,7 +145,8 @@ class GameRepository:
         """After a commit: the states just written are the ones the next reads will ask
         for, so keep them decoded."""
         for game, seen_at in self._written:
-            remember_state(game.id, Known(game.version, game.events, game.state, seen_at))
+            self.reads.states.remember(game.id,
+                                       Known(game.version, game.events, game.state, seen_at))
         self._written.clear()
 
     def _add_events(self, game: Game, events: Sequence[Event]) -> None:
@@ -169,8 +155,7 @@ class GameRepository:
                 {"game_id": game.id, "seq": seq, "version": game.version,
                  "payload": event_to_dict(e)} for seq, e in enumerate(events, start=1)])
 
-    def events_after(self, game_id: str, after: int,
-                     limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
+    def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return self.reads.events_after(game_id, after, limit)
 
     def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
@@ -199,20 +184,22 @@ class GameRepository:
                                        .where(GameRow.id == game_id))
         return None if deadline is None else _aware(deadline)
 
-    def actions(self, game_id: str) -> list[ActionRow]:
+    def actions(self, game_id: str) -> list[str]:
         return list(self.session.scalars(
-            select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)))
+            select(ActionRow.action).where(ActionRow.game_id == game_id)
+            .order_by(ActionRow.seq)))
 
-    def stored_state(self, game_id: str) -> Known | None:
+    def stored_state(self, game_id: str) -> tuple[int, State] | None:
         """The stored snapshot, decoded now (no cache), with its version."""
-        return self.reads.stored_state(game_id)
+        known = self.reads.stored_state(game_id)
+        return None if known is None else (known.version, known.state)
 
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
         """(action text, resulting version) of an earlier action sent with ``key``."""
         return self.reads.remembered(game_id, seat, key)
 
     def page(self, status: str | None, limit: int,
-             before: tuple[datetime, str] | None) -> list[GameRow]:
+             before: tuple[datetime, str] | None) -> list[GameSummary]:
         """Games newest first, strictly after the ``before`` (created_at, id) cursor."""
         query = select(GameRow).order_by(GameRow.created_at.desc(), GameRow.id.desc())
         if status is not None:
@@ -221,7 +208,9 @@ class GameRepository:
             created, game_id = before
             query = query.where(or_(GameRow.created_at < created,
                                     and_(GameRow.created_at == created, GameRow.id < game_id)))
-        return list(self.session.scalars(query.limit(limit)).unique())  # seats are joined
+        return [GameSummary(r.id, r.status, r.preset, r.version, r.created_at,
+                            tuple(Seat(x.seat, x.kind, x.engine) for x in r.seats))
+                for r in self.session.scalars(query.limit(limit)).unique()]  # seats joined
 
     def ids(self) -> list[str]:
         return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))

@@ -1,5 +1,6 @@
-"""The unit of work: one transaction around one service call (cosmicpython). A move on
-PostgreSQL is one statement, atomic by itself (``moves``), and needs no more."""
+"""The ``UnitOfWork`` port on SQLAlchemy: one transaction around one service call
+(cosmicpython). A move on PostgreSQL is one statement, atomic by itself (``moves``), and
+needs no more."""
 
 from __future__ import annotations
 
@@ -7,20 +8,23 @@ from types import TracebackType
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from services.store.moves import MoveBatches
 from services.store.reads import GameReads
-from services.store.repository import GameRepository
+from services.store.repository import SqlGameRepository
 
 
-class UnitOfWork:
-    games: GameRepository
+class SqlUnitOfWork:
+    games: SqlGameRepository
 
-    def __init__(self, sessions: sessionmaker[Session], reads: GameReads) -> None:
+    def __init__(self, sessions: sessionmaker[Session], reads: GameReads,
+                 moves: MoveBatches | None = None) -> None:
         self._sessions = sessions
         self._reads = reads
+        self._moves = moves
 
-    def __enter__(self) -> UnitOfWork:
+    def __enter__(self) -> SqlUnitOfWork:
         self._session: Session | None = None
-        self.games = GameRepository(lambda: self.session, self._reads)
+        self.games = SqlGameRepository(lambda: self.session, self._reads, self._moves)
         return self
 
     @property

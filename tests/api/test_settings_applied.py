@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine
 
 from apps import inline_app
-from services.logs import configure_logging
+from config.logs import configure_logging
 
 PREFLIGHT = {"Access-Control-Request-Method": "POST",
              "Access-Control-Request-Headers": "Authorization, Idempotency-Key"}

@@ -3,7 +3,7 @@
 Every check is a function that returns a list of problems: the real files must give
 none, and a few deliberately broken copies must give some, so that the checks are seen
 to be able to fail. Commands are checked with the CLI's own parser (never run), and
-environment variables against ``services.settings.SETTINGS``.
+environment variables against ``config.settings.SETTINGS``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from president_cli.main import API_THREADS, API_WORKER_CLASS, API_WORKERS, build_parser
-from services.settings import SETTINGS
+from config.settings import SETTINGS
 from workers.turns.app import QUEUES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +63,7 @@ def command_problems(argv: Iterable[str], where: str) -> Problems:
 
 
 def env_problems(names: Iterable[str], where: str) -> Problems:
-    return [f"{where}: {name} is not a setting declared in services/settings.py"
+    return [f"{where}: {name} is not a setting declared in config/settings.py"
             for name in sorted(set(names) - DECLARED)]
 
 
@@ -690,7 +690,7 @@ def test_the_command_check_rejects_what_the_cli_refuses() -> None:
 
 def test_the_env_check_rejects_an_undeclared_variable() -> None:
     assert env_problems(["DATABASE_URL", "NOT_A_PRESIDENT_SETTING"], "x") == [
-        "x: NOT_A_PRESIDENT_SETTING is not a setting declared in services/settings.py"]
+        "x: NOT_A_PRESIDENT_SETTING is not a setting declared in config/settings.py"]
 
 
 def test_the_compose_checks_reject_broken_copies(compose: dict[str, Any]) -> None:
@@ -702,7 +702,7 @@ def test_the_compose_checks_reject_broken_copies(compose: dict[str, Any]) -> Non
     assert compose_command_problems(broken)
     broken["services"]["api"]["environment"]["PRESIDENT_MADE_UP"] = "1"
     assert compose_env_problems(broken) == [
-        "compose api: PRESIDENT_MADE_UP is not a setting declared in services/settings.py"]
+        "compose api: PRESIDENT_MADE_UP is not a setting declared in config/settings.py"]
     broken["services"]["api"]["depends_on"]["no-such-service"] = {
         "condition": "service_started"}
     assert compose_depends_problems(broken)

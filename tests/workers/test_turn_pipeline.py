@@ -29,7 +29,7 @@ from engine.plays import Action
 from services.commands import CreateGame, ReadGame, SeatSpec
 from services.domain import PlayedFor
 from services.handlers import AI_ENGINES_BUILT_IN, create_game, events_after, read_game
-from services.settings import SETTINGS, setting
+from config.settings import SETTINGS, setting
 from services.store.models import ActionRow
 from services.store.uow import UnitOfWork
 from workers.ai import LEVELS, decide as ai_decide

@@ -15,7 +15,6 @@ from workers.ai.budget import Budget
 from workers.ai.heuristics import easy_choice, normal_choice, normal_gift
 from workers.ai.search import search
 
-LEVELS = ("easy", "normal", "hard", "expert")
 DEFAULT_BUDGETS = {
     "hard": Budget(milliseconds=50),
     "expert": Budget(milliseconds=500),
@@ -46,6 +45,7 @@ def _expert(view: View, seed: int, budget: Budget | None) -> Action:
 _POLICIES: dict[str, Callable[[View, int, Budget | None], Action]] = {
     "easy": _easy, "normal": _normal, "hard": _hard, "expert": _expert,
 }
+LEVELS = tuple(_POLICIES)  # the one list of level names, weakest first
 
 
 def decide(view: View, level: str, *, seed: int = 0, budget: Budget | None = None) -> Action:

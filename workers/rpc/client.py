@@ -18,12 +18,13 @@ import grpc
 from engine.observe import View
 from engine.plays import Action
 from president.ai.v1 import ai_pb2_grpc
-from services.settings import setting
+from config.settings import setting
+from workers.ai import LEVELS
 from workers.ai.budget import Budget
 from workers.rpc.serde import request_to_proto, response_from_proto
 
 DEFAULT_TARGET = "127.0.0.1:50051"
-DEFAULT_ENGINES = {level: DEFAULT_TARGET for level in ("easy", "normal", "hard", "expert")}
+DEFAULT_ENGINES = {level: DEFAULT_TARGET for level in LEVELS}
 
 
 class AiError(Exception):

@@ -25,7 +25,7 @@ from grpc_reflection.v1alpha import reflection
 
 from engine.plays import Action
 from president.ai.v1 import ai_pb2, ai_pb2_grpc
-from services.logs import configure_logging
+from config.logs import configure_logging
 from workers.ai.budget import Budget
 from workers.ai.levels import DEFAULT_BUDGETS, LEVELS, decide
 from workers.rpc.serde import request_from_proto, response_to_proto

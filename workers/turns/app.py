@@ -3,24 +3,34 @@ beat. Nothing connects until a task is sent or a worker starts."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from celery import Celery
 
+from workers.ai import LEVELS
 from workers.turns import embedded
+from workers.turns.runtime import TurnRuntime
 from workers.turns.settings import TurnSettings
-
-BUILT_IN_LEVELS = ("easy", "normal", "hard", "expert")
 # One queue per level, so that slow levels never starve fast ones; third-party bots
 # share one; sweeps, time limits and broker cleanup have their own.
 BOTS_QUEUE = "ai.bots"
 MAINTENANCE_QUEUE = "turns.maintenance"
-QUEUES = tuple(f"ai.{level}" for level in BUILT_IN_LEVELS) + (BOTS_QUEUE, MAINTENANCE_QUEUE)
+QUEUES = tuple(f"ai.{level}" for level in LEVELS) + (BOTS_QUEUE, MAINTENANCE_QUEUE)
 
 
 def queue_for(engine: str) -> str:
-    return f"ai.{engine}" if engine in BUILT_IN_LEVELS else BOTS_QUEUE
+    return f"ai.{engine}" if engine in LEVELS else BOTS_QUEUE
 
 
-def make_celery(settings: TurnSettings | None = None) -> Celery:
+def _sender_only(app: Celery) -> TurnRuntime:
+    raise RuntimeError("this Celery app only sends tasks: a worker's comes from "
+                       "bootstrap.celery_app")
+
+
+def make_celery(settings: TurnSettings | None = None,
+                runtime: Callable[[Celery], TurnRuntime] = _sender_only) -> Celery:
+    """``runtime``: what the tasks run with, built from the app on a worker process's
+    first task (an app that only sends tasks, as the API's, needs none)."""
     from workers.turns import tasks  # the tasks need the app; the app registers them
 
     settings = settings or TurnSettings.from_env()
@@ -41,7 +51,7 @@ def make_celery(settings: TurnSettings | None = None) -> Celery:
     )
     if embedded.is_embedded(settings.broker_url):
         embedded.set_polling_interval(settings.broker_poll_s)
-    tasks.register(app, settings)
+    tasks.register(app, settings, runtime)
     return app
 
 

@@ -14,11 +14,13 @@ from celery import Celery, Task
 from sqlalchemy.exc import OperationalError
 
 from services.commands import Turn
-from services.turns import play_instead, sweep, take_ai_turn
+from services.handlers.turns import play_instead, sweep, take_ai_turn
 from workers.rpc.client import AiError, UnknownEngine
 from workers.turns import embedded
-from workers.turns.runtime import Runtime
+from workers.turns.runtime import TurnRuntime
 from workers.turns.settings import TurnSettings
+
+RuntimeFactory = Callable[[Celery], TurnRuntime]
 
 log = logging.getLogger(__name__)
 
@@ -28,13 +30,13 @@ def backoff(attempt: int, settings: TurnSettings) -> float:
     return random.uniform(0, min(settings.retry_cap_s, settings.retry_base_s * 2 ** attempt))
 
 
-def _once(build: Callable[[], Runtime]) -> Callable[[], Runtime]:
+def _once(build: Callable[[], TurnRuntime]) -> Callable[[], TurnRuntime]:
     """``build()`` on the first call only, even when a thread pool's first tasks all
     arrive at once."""
     lock = threading.Lock()
-    built: list[Runtime] = []
+    built: list[TurnRuntime] = []
 
-    def runtime() -> Runtime:
+    def runtime() -> TurnRuntime:
         if not built:
             with lock:
                 if not built:
@@ -44,8 +46,8 @@ def _once(build: Callable[[], Runtime]) -> Callable[[], Runtime]:
     return runtime
 
 
-def register(app: Celery, settings: TurnSettings) -> None:
-    runtime = _once(lambda: Runtime.build(app, settings))  # once per worker process
+def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None:
+    runtime = _once(lambda: build(app))  # once per worker process, on its first task
 
     @app.task(name="president.ai_turn", bind=True, max_retries=settings.ai_retries,
               shared=False)
@@ -58,7 +60,7 @@ def register(app: Celery, settings: TurnSettings) -> None:
             if isinstance(exc, UnknownEngine) or (isinstance(exc, AiError)
                                                   and attempt >= self.max_retries):
                 log.error("AI turn %s: %s; the Easy level plays instead", turn, exc)
-                game = play_instead(turn, "ai_failed", rt.uow(), rt.scheduler)
+                game = play_instead(turn, "ai_failed", rt.uow(), rt.scheduler, rt.fallback)
             else:
                 log.warning("AI turn %s, attempt %d: %s; retrying", turn, attempt + 1, exc)
                 raise self.retry(exc=exc, countdown=backoff(attempt, settings))
@@ -68,7 +70,7 @@ def register(app: Celery, settings: TurnSettings) -> None:
     def turn_timeout(game_id: str, seat: int, version: int) -> str:
         rt = runtime()
         game = play_instead(Turn(game_id, seat, version), "turn_timeout", rt.uow(),
-                            rt.scheduler)
+                            rt.scheduler, rt.fallback)
         return "played" if game is not None else "no longer this turn"
 
     @app.task(name="president.sweep", shared=False)

@@ -1,6 +1,6 @@
 """The synchronous, in-process turn scheduler: AI seats play at once, in the caller's
-thread. The default when no broker is configured (tests, a laptop); the Celery + gRPC
-scheduler (``workers.turns``) implements the same port for production.
+thread. The default when no broker is configured (tests, a laptop); the Celery scheduler
+(``workers.turns``) implements the same port for production.
 
 It has no timer: pacing is ignored and human turn timeouts need the Celery scheduler."""
 
@@ -10,15 +10,12 @@ import threading
 from typing import Callable
 
 from services.commands import Turn
-from services.store.uow import UnitOfWork
-from services.turns import Decide, decide_in_process, take_ai_turn
-
-__all__ = ["InlineScheduler", "decide_in_process"]
+from services.handlers.turns import take_ai_turn
+from services.ports import Decide, UnitOfWork
 
 
 class InlineScheduler:
-    def __init__(self, uow_factory: Callable[[], UnitOfWork],
-                 decide: Decide = decide_in_process) -> None:
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], decide: Decide) -> None:
         self._uow_factory = uow_factory
         self._decide = decide
         self._local = threading.local()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging.config
 from typing import Any
 
-from services.settings import setting
+from config.settings import setting
 
 TEXT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
 FIELDS = "%(asctime)s %(levelname)s %(process)d %(name)s %(message)s"

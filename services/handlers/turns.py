@@ -9,24 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Callable
 
-from engine import PASS, View, observe
+from engine import PASS, observe
 from engine.plays import Action
 from services.commands import Turn
 from services.domain import Game, PlayedFor
 from services.errors import StaleVersion
-from services.handlers import TurnScheduler, apply_and_save, schedule_next
-from services.store.uow import UnitOfWork
-from workers.ai import decide as ai_decide
-
-Decide = Callable[[View, str], Action]
-
-
-def decide_in_process(view: View, engine: str) -> Action:
-    """A built-in level deciding here, seeded by the position (the inline scheduler's
-    engine, and the Easy fallback)."""
-    return ai_decide(view, engine, seed=len(view.history))
+from services.handlers.moves import apply_and_save, schedule_next
+from services.ports import Decide, Fallback, TurnScheduler, UnitOfWork
 
 
 def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler,
@@ -34,7 +24,7 @@ def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler,
     """Ask the seat's engine for its action and play it; None if the turn is gone.
 
     ``decide`` runs outside any transaction (an Expert thinks for half a second) and may
-    raise (``workers.rpc.client.AiError``): nothing is written then, the caller retries."""
+    raise (an adapter's error): nothing is written then, the caller retries."""
     with uow:
         game = _waiting_on(uow, turn, "ai")
     if game is None or game.seat_to_act is None or game.seat_to_act.engine is None:
@@ -43,12 +33,13 @@ def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler,
     return _play(uow, game, turn.seat, action, scheduler)
 
 
-def play_instead(turn: Turn, reason: str, uow: UnitOfWork,
-                 scheduler: TurnScheduler, now: datetime | None = None) -> Game | None:
+def play_instead(turn: Turn, reason: str, uow: UnitOfWork, scheduler: TurnScheduler,
+                 fallback: Fallback, now: datetime | None = None) -> Game | None:
     """The service plays the seat itself, recorded as a ``PlayedFor`` event:
-    - ``ai_failed``: the AI seat's engine kept failing; the Easy level plays, in process;
+    - ``ai_failed``: the AI seat's engine kept failing; ``fallback`` (the Easy level, in
+      process) plays, and is named in the event;
     - ``turn_timeout``: the human seat's time ran out; it passes where passing is legal,
-      else the Easy level plays. Nothing happens before the time is really out."""
+      else ``fallback`` plays. Nothing happens before the time is really out."""
     kind = "human" if reason == "turn_timeout" else "ai"
     with uow:
         game = _waiting_on(uow, turn, kind)
@@ -60,7 +51,7 @@ def play_instead(turn: Turn, reason: str, uow: UnitOfWork,
     if kind == "human" and PASS in view.legal_actions:
         action, policy = PASS, "pass"
     else:
-        action, policy = decide_in_process(view, "easy"), "easy"
+        action, policy = fallback.decide(view), fallback.name
     return _play(uow, game, turn.seat, action, scheduler, PlayedFor(turn.seat, reason, policy))
 
 

@@ -1,0 +1,95 @@
+"""The composition root: the one module that knows every adapter and plugs them into the
+service layer's ports (``services.ports``). Entry points start here:
+- ``api_app``: the REST API (gunicorn loads ``bootstrap:api_app()`` in each worker);
+- ``celery_app``: the Celery app of a worker or beat process, with ``turn_runtime``;
+- ``container``: the service layer on a database, AI turns played in process (the
+  inline runner) or sent through Celery when a broker is given.
+"""
+
+from __future__ import annotations
+
+from apiflask import APIFlask
+from celery import Celery
+
+from config.settings import setting
+from engine import View
+from engine.plays import Action
+from services.api.app import create_app
+from services.commands import TableDefaults
+from services.container import Container
+from services.inline import InlineScheduler
+from services.ports import Fallback
+from services.store import Store
+from workers.ai import LEVELS, decide
+from workers.rpc.client import AiClient, engines_from_env
+from workers.turns.app import make_celery
+from workers.turns.runtime import TurnRuntime
+from workers.turns.scheduler import CeleryScheduler
+from workers.turns.settings import TurnSettings
+
+
+def decide_here(view: View, level: str) -> Action:
+    """A built-in level deciding in this process, seeded by the position (the inline
+    runner's engine, and the fallback)."""
+    return decide(view, level, seed=len(view.history))
+
+
+# The service plays a seat itself (an AI that kept failing, a human out of time) with
+# the weakest level, in process: it needs no worker and answers at once.
+FALLBACK = Fallback(LEVELS[0], lambda view: decide_here(view, LEVELS[0]))
+
+
+def open_store(database_url: str | None = None) -> Store:
+    """The database at ``database_url`` (default ``DATABASE_URL``), read through the
+    change feed where ``PRESIDENT_CHANGE_FEED_URL`` says."""
+    return Store.open(database_url or setting("DATABASE_URL"),
+                      setting("PRESIDENT_CHANGE_FEED_URL"))
+
+
+def container(database_url: str | None = None, broker_url: str | None = None,
+              store: Store | None = None) -> Container:
+    """With a broker, AI turns go through Celery to the gRPC workers (and any bot
+    configured in ``PRESIDENT_AI_ENGINES`` may be seated); without, they are played in
+    process, at once."""
+    store = store or open_store(database_url)
+    if broker_url is None:
+        scheduler: InlineScheduler | CeleryScheduler = InlineScheduler(store.uow, decide_here)
+        engines = LEVELS
+    else:
+        celery = make_celery(TurnSettings.from_env(broker_url=broker_url))
+        scheduler, engines = CeleryScheduler(celery), tuple(engines_from_env())
+    return Container(uow=store.uow, reads=store.reads, scheduler=scheduler, engines=engines,
+                     ready=store.ready, defaults=table_defaults())
+
+
+def container_from_env() -> Container:
+    return container(setting("DATABASE_URL"), setting("CELERY_BROKER_URL"))
+
+
+def table_defaults() -> TableDefaults:
+    timeout = setting("PRESIDENT_TURN_TIMEOUT_MS")
+    return TableDefaults(int(setting("PRESIDENT_AI_PACE_MS") or 0),
+                         int(timeout) if timeout else None)
+
+
+def api_app(services: Container | None = None) -> APIFlask:
+    """The REST API and play page, on the settings' database and broker by default."""
+    return create_app(services or container_from_env())
+
+
+def celery_app(settings: TurnSettings | None = None) -> Celery:
+    """The Celery app of a worker or beat process: its tasks run with ``turn_runtime``."""
+    settings = settings or TurnSettings.from_env()
+    return make_celery(settings, lambda app: turn_runtime(app, settings))
+
+
+def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
+    """A Celery worker process's collaborators: the database, the gRPC AI client (each
+    answer checked against the seat's legal actions), the scheduler on ``app``."""
+    store = open_store()
+    ai = AiClient(engines_from_env())
+
+    def over_grpc(view: View, engine: str) -> Action:
+        return ai.decide(view, engine, seed=len(view.history), timeout_s=settings.ai_deadline_s)
+
+    return TurnRuntime(store.uow, CeleryScheduler(app), over_grpc, FALLBACK)

@@ -1,0 +1,53 @@
+"""A game's events as a reader may see them: pages, long polls, a round's replay."""
+
+from __future__ import annotations
+
+import time
+
+from engine import RoundStarted, redact
+from services.domain import PlayedFor
+from services.errors import GameNotFound
+from services.handlers.common import found, seat_of
+from services.ports import Reads
+from services.views import EventView
+
+
+def events_after(game_id: str, token: str | None, after: int, reads: Reads,
+                 limit: int = 500) -> tuple[list[EventView], int]:
+    """The game's events numbered above ``after`` as the token's seat (or a spectator) may
+    see them, and the number of the game's last event."""
+    game = found(reads.get(game_id), game_id)
+    seat = None if token is None else seat_of(game, token).seat
+    rows = reads.events_after(game_id, after, limit)
+    last = max(game.events, rows[-1][0] if rows else 0)  # (the state may not be the newest)
+    return [EventView(seq, version, event if isinstance(event, PlayedFor) else redact(event, seat))
+            for seq, version, event in rows], last
+
+
+def wait_for_events(game_id: str, token: str | None, after: int, wait_s: float,
+                    reads: Reads) -> tuple[list[EventView], int]:
+    """``events_after``, waiting up to ``wait_s`` seconds for one if there is none yet
+    (long polling): woken by the next move of the game."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        with reads.watching(game_id) as wait:
+            events, last = events_after(game_id, token, after, reads)
+            left = deadline - time.monotonic()
+            if events or left <= 0:
+                return events, last
+            wait(left)
+
+
+def round_events(game_id: str, token: str | None, round_no: int,
+                 reads: Reads) -> list[EventView]:
+    """A round's replay: its events from its start to its end, as the caller may see them."""
+    events, _ = events_after(game_id, token, 0, reads, limit=1_000_000)
+    current, picked = 0, []
+    for e in events:
+        if isinstance(e.event, RoundStarted):
+            current = e.event.round_no
+        if current == round_no:
+            picked.append(e)
+    if not picked:
+        raise GameNotFound(f"round {round_no} has not been played in game {game_id!r}")
+    return picked

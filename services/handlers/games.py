@@ -1,0 +1,85 @@
+"""Creating, reading and listing games."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import uuid
+from datetime import datetime
+
+from engine import PRESETS, Rules, new_series_with_events
+from services.commands import CreateGame, ReadGame, TableDefaults
+from services.domain import Game, GameSummary, Seat, hash_token, new_token
+from services.errors import BadRequest
+from services.handlers.common import found, seat_of
+from services.handlers.moves import schedule_next
+from services.ports import Reads, TurnScheduler, UnitOfWork
+from services.views import CreatedGame, GameView
+
+
+def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
+                engines: tuple[str, ...], defaults: TableDefaults = TableDefaults()
+                ) -> CreatedGame:
+    """``engines``: the AI engine names a seat may name (the levels and configured bots)."""
+    if cmd.preset not in PRESETS:
+        raise BadRequest(f"unknown preset {cmd.preset!r}; known: {', '.join(PRESETS)}")
+    options = dict(cmd.options, players=len(cmd.seats))
+    if cmd.rounds is not None:
+        options["rounds"] = cmd.rounds
+    rules = Rules.preset(cmd.preset, **options)  # InvalidRules explains what is wrong
+    tokens: dict[int, str] = {}
+    seats = []
+    for number, spec in enumerate(cmd.seats):
+        if spec.kind == "human":
+            tokens[number] = new_token()
+            seats.append(Seat(number, "human", None, hash_token(tokens[number])))
+        elif spec.kind == "ai" and spec.engine in engines:
+            seats.append(Seat(number, "ai", spec.engine))
+        else:
+            raise BadRequest(f"seat {number}: a seat is human, or ai with an engine among "
+                             f"{', '.join(engines)}")
+    seed = cmd.seed if cmd.seed is not None else secrets.randbits(63)
+    state, events = new_series_with_events(rules, seed)
+    timeout = defaults.turn_timeout_ms if cmd.turn_timeout_ms is None else cmd.turn_timeout_ms
+    game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state,
+                pace_ms=defaults.pace_ms if cmd.pace_ms is None else cmd.pace_ms,
+                turn_timeout_ms=timeout or None)  # 0: no limit
+    with uow:
+        uow.games.add(game, events)
+        uow.commit()
+    schedule_next(game, scheduler)
+    return CreatedGame(GameView.of(game, None), tokens)
+
+
+def read_game(cmd: ReadGame, reads: Reads, *, history: bool = False) -> GameView:
+    """The game as the token's seat (or a spectator) sees it; the action history only
+    when asked for (``GameView.view.history``)."""
+    game = found(reads.get(cmd.game_id), cmd.game_id)
+    seat = None if cmd.token is None else seat_of(game, cmd.token).seat
+    return GameView.of(game, seat, history=history)
+
+
+def list_games(status: str | None, limit: int, cursor: str | None,
+               uow: UnitOfWork) -> tuple[list[GameSummary], str | None]:
+    """A page of games, newest first, and the cursor of the next page (None: last page)."""
+    if status not in (None, "active", "over"):
+        raise BadRequest("status is 'active' or 'over'")
+    with uow:
+        games = uow.games.page(status, limit + 1, _decode_cursor(cursor))
+    more, games = len(games) > limit, games[:limit]
+    return games, _encode_cursor(games[-1]) if more and games else None
+
+
+def _encode_cursor(game: GameSummary) -> str:
+    raw = f"{game.created_at.isoformat()}|{game.game_id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def _decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
+    if not cursor:
+        return None
+    try:
+        created, game_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|")
+        return datetime.fromisoformat(created), game_id
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("this cursor was not issued by this service") from None

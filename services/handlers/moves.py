@@ -1,0 +1,115 @@
+"""A seat's action: checked by the engine, written on condition of the version read.
+
+A move goes entry point → here → engine → store, inside one transaction whose write is
+conditional on the version read: of two concurrent moves exactly one applies, the other
+gets ``StaleVersion``. Whose turn it is next goes to the ``TurnScheduler`` port.
+"""
+
+from __future__ import annotations
+
+from engine import apply, parse_action
+from engine.errors import PresidentError
+from engine.plays import Action
+from services.commands import Act
+from services.domain import Game, PlayedFor
+from services.errors import KeyReused, StaleVersion
+from services.handlers.common import load, replay_log, seat_of
+from services.ports import TurnScheduler, UnitOfWork, VersionConflict
+from services.views import GameView
+
+
+def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
+    action = parse_action(cmd.action)  # InvalidAction for unknown or duplicate cards
+    with uow:
+        played = _played_as_known(uow, cmd, action) or _played_after_reading(uow, cmd, action)
+    if isinstance(played, GameView):  # the first result of a retried request
+        return played
+    game, seat = played
+    schedule_next(game, scheduler)
+    return GameView.of(game, seat)
+
+
+def _played_after_reading(uow: UnitOfWork, cmd: Act,
+                          action: Action) -> tuple[Game, int] | GameView:
+    """The ordinary path: read the game, check the token, the Idempotency-Key and the
+    version, play. (game, seat) once played; the earlier result for a known key."""
+    game = load(uow, cmd.game_id, at_least=cmd.version)
+    seat = seat_of(game, cmd.token).seat  # only human seats have tokens
+    first = _first_result(uow, game, seat, cmd)
+    if first is not None:
+        return first
+    if cmd.version != game.version:
+        raise StaleVersion(f"the game is at version {game.version}, not {cmd.version}")
+    try:
+        apply_and_save(uow, game, action, seat, cmd.idempotency_key)
+    except StaleVersion:  # a concurrent retry of the same request may have won
+        first = _first_result(uow, game, seat, cmd)
+        if first is None:
+            raise
+        return first
+    return game, seat
+
+
+def _played_as_known(uow: UnitOfWork, cmd: Act, action: Action) -> tuple[Game, int] | None:
+    """Play on this process's own state of the game at the client's version, without
+    reading the game first: the write is conditional on that version anyway, so if the
+    game moved on meanwhile it fails as stale, as it would after a read. Anything else
+    (an unknown state, a bad token, an action the engine refuses, an Idempotency-Key)
+    is left to the ordinary path, which reads the game and says what is wrong."""
+    if cmd.idempotency_key is not None:
+        return None
+    game = uow.games.known(cmd.game_id, cmd.version)
+    seat = None if game is None else game.seat_of(cmd.token)
+    if game is None or seat is None:
+        return None
+    try:
+        apply_and_save(uow, game, action, seat.seat)
+    except PresidentError:
+        return None
+    return game, seat.seat
+
+
+def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView | None:
+    """The result of the earlier action sent with this Idempotency-Key, rebuilt from the
+    log at the version it produced; None if the key is new."""
+    if cmd.idempotency_key is None:
+        return None
+    remembered = uow.games.remembered(game.id, seat, cmd.idempotency_key)
+    if remembered is None:
+        return None
+    action, version = remembered
+    if action != cmd.action:
+        raise KeyReused("this Idempotency-Key was sent before with another action")
+    then = Game(game.id, game.preset, game.seats, replay_log(uow, game, version), version,
+                pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms)
+    return GameView.of(then, seat)
+
+
+def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
+                   idempotency_key: str | None = None, note: PlayedFor | None = None) -> None:
+    """Play ``action`` for ``seat`` and commit, if the game is still at the version read
+    (else ``StaleVersion``); ``note`` is recorded just before the play's events."""
+    read_version = game.version
+    state, played = apply(game.state, action, seat)  # engine errors: nothing changes
+    events = played if note is None else [note, *played]
+    entries = state.entries_after(read_version)  # the one entry this action added
+    game.state, game.version = state, read_version + len(entries)
+    key = None if idempotency_key is None else (seat, idempotency_key, str(action))
+    try:
+        uow.games.save_actions(game, read_version, entries, events, key)
+        uow.commit()
+    except VersionConflict as exc:
+        uow.rollback()
+        raise StaleVersion(str(exc)) from None
+
+
+def schedule_next(game: Game, scheduler: TurnScheduler) -> None:
+    """Tell the scheduler whose turn it is, after a commit (a lost message is recovered
+    by the sweeper: ``handlers.turns.sweep``)."""
+    seat = game.seat_to_act
+    if seat is None:
+        return
+    if seat.kind == "ai" and seat.engine is not None:
+        scheduler.ai_turn(game.id, seat.seat, game.version, seat.engine, game.pace_ms / 1000)
+    elif seat.kind == "human" and game.turn_timeout_ms is not None:
+        scheduler.human_turn(game.id, seat.seat, game.version, game.turn_timeout_ms / 1000)

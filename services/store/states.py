@@ -1,0 +1,92 @@
+"""What a process keeps of the games it has seen, between requests: an object the
+composition root makes once per process and hands to the read and write sides.
+
+A read brings the newest state known here up to date by replaying the few actions since
+(another process may have played them): much cheaper than decoding the stored snapshot,
+which is read only when the gap is wide. The change feed's notices bring it up to date
+with no read at all (``bring_up_to_date``)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from engine.state import State
+from services.domain import Game, Seat, advanced
+from services.store.feed import Notice
+from services.versioned import VersionedCache
+
+REPLAY_AT_MOST = 32  # more actions than this to catch up with: the snapshot is read
+
+
+class Known(NamedTuple):
+    version: int
+    events: int  # the game's event count at that version
+    state: State
+    seen_at: int = -1  # the change feed's mark taken before it was read or written
+
+
+class Seating(NamedTuple):
+    """What a game is created with and keeps: its preset, seats and pace."""
+
+    preset: str
+    seats: tuple[Seat, ...]
+    pace_ms: int
+    turn_timeout_ms: int | None
+
+
+class GameStates:
+    """The newest state seen of each game, and each game's seating, least recently used
+    first out."""
+
+    def __init__(self, states: int = 4096, seatings: int = 8192) -> None:
+        self._states: VersionedCache[str, Known] = VersionedCache(states)
+        self._seatings: VersionedCache[str, Seating] = VersionedCache(seatings)
+
+    def state(self, game_id: str) -> Known | None:
+        return self._states.get(game_id)
+
+    def seating(self, game_id: str) -> Seating | None:
+        return self._seatings.get(game_id)
+
+    def seat(self, game_id: str, seating: Seating) -> None:
+        self._seatings.put(game_id, seating)
+
+    def remember(self, game_id: str, known: Known) -> None:
+        """Keep ``known`` unless a newer state of the game is known already (or the same
+        one, seen later: the feed vouches for the one seen last)."""
+        self._states.put_if(game_id, known, _older)
+
+    def game(self, game_id: str, version: int) -> Game | None:
+        """The game as this process last saw it, if that was at ``version``: no database
+        read, and no promise that the game is still there (a move writes on it only on
+        condition that it is)."""
+        seating, known = self.seating(game_id), self.state(game_id)
+        if seating is None or known is None or known.version != version:
+            return None
+        return game_of(game_id, seating, known)
+
+    def bring_up_to_date(self, notice: Notice, mark: int) -> None:
+        """A move announced by the change feed (whichever process made it): a state held
+        here at the version it starts from moves on with it, no database read needed."""
+        known = self.state(notice.game_id)
+        if known is None or known.version != notice.after or notice.actions is None:
+            return
+        state = advanced(known.state, notice.actions, checked=False)  # committed already
+        self.remember(notice.game_id, Known(notice.version, notice.events, state, mark))
+
+
+def _older(held: Known, new: Known) -> bool:
+    return (held.version, held.seen_at) < (new.version, new.seen_at)
+
+
+def game_of(game_id: str, seating: Seating, known: Known) -> Game:
+    return Game(game_id, seating.preset, seating.seats, known.state, known.version,
+                known.events, seating.pace_ms, seating.turn_timeout_ms)
+
+
+def caught_up(known: Known | None, version: int, since: list[str]) -> State | None:
+    """The known state with the actions ``since`` applied, if they take it exactly to
+    ``version`` (and are few enough to be worth it)."""
+    if known is None or known.version + len(since) != version or len(since) > REPLAY_AT_MOST:
+        return None
+    return advanced(known.state, since)

@@ -1,0 +1,50 @@
+"""What the handlers answer: a game, an event, as one seat (or a spectator) may see them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+from typing import Callable
+
+from engine import Event, View, observe
+from services.domain import Game, PlayedFor, Seat
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game as one seat (``seat``; None: a spectator) may see it. The engine's view is
+    made when first asked for: a caller that has it rendered already, for this game,
+    version and seat, never pays for it."""
+
+    game_id: str
+    version: int
+    status: str
+    preset: str
+    seats: tuple[Seat, ...]
+    seat: int | None
+    _observe: Callable[[], View] = field(repr=False, compare=False)
+    pace_ms: int = 0
+    turn_timeout_ms: int | None = None
+
+    @cached_property
+    def view(self) -> View:
+        return self._observe()
+
+    @classmethod
+    def of(cls, game: Game, seat: int | None, *, history: bool = False) -> GameView:
+        return cls(game.id, game.version, game.status, game.preset, game.seats, seat,
+                   partial(observe, game.state, seat, history=history), game.pace_ms,
+                   game.turn_timeout_ms)
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    game: GameView
+    tokens: dict[int, str]  # human seat -> its secret token, shown once
+
+
+@dataclass(frozen=True)
+class EventView:
+    seq: int
+    version: int
+    event: Event | PlayedFor  # already redacted for the reader
