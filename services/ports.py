@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
-from typing import Callable, ContextManager, Protocol, Self, Sequence
+from typing import Callable, ContextManager, NamedTuple, Protocol, Self, Sequence
 
 from engine import Event, State, View
 from engine.plays import Action
@@ -33,6 +33,11 @@ class Fallback:
 
 StoredEvent = tuple[int, int, "Event | PlayedFor"]
 """(seq, version, event) of a game's stored event."""
+
+
+class StoredState(NamedTuple):
+    version: int
+    state: State
 
 
 class VersionConflict(Exception):
@@ -68,8 +73,8 @@ class GameRepository(Protocol):
     def actions(self, game_id: str) -> list[str]:
         """The game's action log, as canonical action texts, in order."""
 
-    def stored_state(self, game_id: str) -> tuple[int, State] | None:
-        """(version, state) of the stored snapshot, decoded now, never from a cache."""
+    def stored_state(self, game_id: str) -> StoredState | None:
+        """The stored snapshot, decoded now, never from a cache."""
 
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
         """(action text, resulting version) of an earlier action sent with ``key``."""

@@ -5,22 +5,17 @@ from __future__ import annotations
 from apiflask import APIFlask
 from sqlalchemy import Engine
 
+from bootstrap import decide_here
 from services.api.app import create_app
 from services.container import Container
-from services.handlers import AI_ENGINES_BUILT_IN
-from services.scheduler import InlineScheduler
-from services.store.db import autocommit_twin, session_factory
-from services.store.reads import GameReads
-from services.store.uow import UnitOfWork
+from services.inline import InlineScheduler
+from services.store import Store
+from workers.ai import LEVELS
 
 
 def inline_app(db: Engine) -> APIFlask:
     """``create_app`` on ``db`` (read through its own autocommit twin, as in production)."""
-    sessions = session_factory(db)
-    reads = GameReads(autocommit_twin(db))
-
-    def uow() -> UnitOfWork:
-        return UnitOfWork(sessions, reads)
-
-    return create_app(Container(db=db, uow=uow, scheduler=InlineScheduler(uow),
-                                engines=AI_ENGINES_BUILT_IN, reads=reads))
+    store = Store(db)
+    return create_app(Container(uow=store.uow, reads=store.reads,
+                                scheduler=InlineScheduler(store.uow, decide_here),
+                                engines=LEVELS, ready=store.ready))

@@ -1,49 +1,30 @@
 """Test-suite root. Its presence puts ``tests/`` on ``sys.path`` (pytest's default
-"prepend" import mode), so every test folder can import the shared ``positions`` module.
+"prepend" import mode), so every test folder can import the shared modules here
+(``fakes``, ``positions``, ``databases``, ...).
 
-Database fixtures: every storage test runs on SQLite, and on PostgreSQL too when
-``PRESIDENT_TEST_DATABASE_URL`` is set (``.ci/run`` sets it on the CI machine).
+Three layers, one folder each, marked by the folder they are in (``-m unit``):
+- ``unit/``: no database, no network, no process of the system (the engine, the AI
+  levels, conversions, the handlers on ``fakes``);
+- ``integration/``: a real database (SQLite, and PostgreSQL when
+  ``PRESIDENT_TEST_DATABASE_URL`` is set), the HTTP app in process, a gRPC server in
+  process, Celery tasks run eagerly;
+- ``e2e/``: the system as real processes, and the play page in Chromium.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
-from sqlalchemy import Engine
 
-from databases import PG_URL, fresh, pg_url
-from services.scheduler import InlineScheduler
-from services.store.db import autocommit_twin, make_engine, session_factory
-from services.store.reads import GameReads
-from services.store.uow import UnitOfWork
-
-BACKENDS = ["sqlite"] + (["postgresql"] if PG_URL else [])
+TESTS = Path(__file__).resolve().parent
+LAYERS = ("unit", "integration", "e2e")
 
 
-@pytest.fixture(params=BACKENDS)
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path}/president.db" if request.param == "sqlite" else pg_url()
-    engine = fresh(make_engine(url))
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture
-def uow_factory(db: Engine, reads: GameReads) -> Callable[[], UnitOfWork]:
-    sessions = session_factory(db)
-    return lambda: UnitOfWork(sessions, reads)
-
-
-@pytest.fixture
-def reads(db: Engine) -> Iterator[GameReads]:
-    """The read side, on its own autocommit connections, as the API has it."""
-    engine = autocommit_twin(db)
-    yield GameReads(engine)
-    engine.dispose()
-
-
-@pytest.fixture
-def inline(uow_factory: Callable[[], UnitOfWork]) -> InlineScheduler:
-    return InlineScheduler(uow_factory)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        layer = item.path.resolve().relative_to(TESTS).parts[0]
+        if layer not in LAYERS:
+            raise pytest.UsageError(f"{item.nodeid}: a test lives in tests/unit, "
+                                    "tests/integration or tests/e2e")
+        item.add_marker(layer)

@@ -12,10 +12,11 @@ from sqlalchemy import Engine, select, update
 
 from engine.events import Event
 from services.domain import Game, PlayedFor
-from services.store.db import autocommit_twin, in_schema, recreate, session_factory
+from services.ports import UnitOfWork
+from services.store import Store
+from services.store.db import in_schema, recreate
 from services.store.models import GameRow
 from services.store.reads import GameReads, polling
-from services.store.uow import UnitOfWork
 
 PG_URL = os.environ.get("PRESIDENT_TEST_DATABASE_URL")
 
@@ -36,12 +37,11 @@ def pg_url() -> str:
 def services_on(db: Engine) -> Iterator[tuple[Callable[[], UnitOfWork], GameReads]]:
     """Units of work and the read side on ``db``, as the API makes them (the read side
     on autocommit connections of its own)."""
-    reads = GameReads(autocommit_twin(db))
-    sessions = session_factory(db)
+    store = Store(db)
     try:
-        yield (lambda: UnitOfWork(sessions, reads)), reads
+        yield store.uow, store.reads
     finally:
-        reads.engine.dispose()
+        store.reads.engine.dispose()
 
 
 def set_last_move(db: Engine, game_id: str, moment: datetime) -> None:

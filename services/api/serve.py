@@ -17,6 +17,15 @@ from gunicorn.util import import_app
 
 from config.logs import logging_config
 
+# How the API is served: what deploy/ runs (a test checks), ``president api``'s defaults and
+# what ``president bench api`` measures by default. A move spends most of its time waiting
+# for its commit: under gevent a waiting request costs a greenlet, not an OS thread
+# fighting the others for the GIL, and the moves of one worker's waiting requests go to
+# the database together (docs/performance.md). API_THREADS applies to the gthread class
+# only (``--worker-class``).
+API_WORKERS, API_WORKER_CLASS, API_THREADS = 2, "gevent", 8
+API_WORKER_CLASSES = ("gevent", "gthread")
+
 
 def out_of_the_collectors_sight(worker: Any = None) -> None:
     """gunicorn's ``post_worker_init``: what a worker holds once it has loaded the app

@@ -21,7 +21,7 @@ from services.store.queries import (
     ACTIONS_BETWEEN, CATCH_UP, EVENTS_AFTER, GAME_AND_SEATS, NOTHING, REMEMBERED, Query, Run,
 )
 from services.store.snapshots import json_value, load_stored
-from services.store.states import REPLAY_AT_MOST, GameStates, Known, Seating, caught_up, game_of
+from services.store.states import GameStates, Known, Seating, game_of
 
 GAME_READS = Counter("president_game_reads_total",
                      "Games read, by where their state came from (memory: the change feed "
@@ -70,12 +70,13 @@ def load_game(run: Run, states: GameStates, game_id: str, feed: ChangeFeed | Non
             ACTIONS_BETWEEN, game_id=game_id, after=known.version, upto=version)]
     else:
         rows = run(CATCH_UP, game_id=game_id,
-                   known=NOTHING if known is None else known.version, limit=REPLAY_AT_MOST + 1)
+                   known=NOTHING if known is None else known.version,
+                   limit=states.replay_at_most + 1)
         if not rows:
             return None
         version, events = rows[0][:2]
         since = [action for *_, action in rows if action is not None]
-    state = caught_up(known, version, since)
+    state = states.caught_up(known, version, since)
     if state is not None:
         now = Known(version, events, state, seen_at)
     else:  # read with its own version: a writer may have moved on since

@@ -12,7 +12,7 @@ from engine.events import Event
 from engine.snapshot import event_to_dict
 from engine.state import LogEntry, State
 from services.domain import Game, GameSummary, PlayedFor, Seat, Waiting
-from services.ports import StoredEvent, VersionConflict
+from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
     ActionRow, Base, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow,
 )
@@ -189,10 +189,10 @@ class SqlGameRepository:
             select(ActionRow.action).where(ActionRow.game_id == game_id)
             .order_by(ActionRow.seq)))
 
-    def stored_state(self, game_id: str) -> tuple[int, State] | None:
+    def stored_state(self, game_id: str) -> StoredState | None:
         """The stored snapshot, decoded now (no cache), with its version."""
         known = self.reads.stored_state(game_id)
-        return None if known is None else (known.version, known.state)
+        return None if known is None else StoredState(known.version, known.state)
 
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
         """(action text, resulting version) of an earlier action sent with ``key``."""

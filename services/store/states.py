@@ -15,9 +15,6 @@ from services.domain import Game, Seat, advanced
 from services.store.feed import Notice
 from services.versioned import VersionedCache
 
-REPLAY_AT_MOST = 32  # more actions than this to catch up with: the snapshot is read
-
-
 class Known(NamedTuple):
     version: int
     events: int  # the game's event count at that version
@@ -38,9 +35,13 @@ class GameStates:
     """The newest state seen of each game, and each game's seating, least recently used
     first out."""
 
-    def __init__(self, states: int = 4096, seatings: int = 8192) -> None:
+    def __init__(self, states: int = 4096, seatings: int = 8192,
+                 replay_at_most: int = 32) -> None:
+        """``replay_at_most``: more actions than this to catch up with, and a read takes
+        the stored snapshot instead."""
         self._states: VersionedCache[str, Known] = VersionedCache(states)
         self._seatings: VersionedCache[str, Seating] = VersionedCache(seatings)
+        self.replay_at_most = replay_at_most
 
     def state(self, game_id: str) -> Known | None:
         return self._states.get(game_id)
@@ -65,6 +66,20 @@ class GameStates:
             return None
         return game_of(game_id, seating, known)
 
+    def forget(self, *, seatings: bool = True) -> None:
+        """Forget every state (and seating) held: the next reads go to the database."""
+        self._states.clear()
+        if seatings:
+            self._seatings.clear()
+
+    def caught_up(self, known: Known | None, version: int, since: list[str]) -> State | None:
+        """The known state with the actions ``since`` applied, if they take it exactly to
+        ``version`` (and are few enough to be worth it)."""
+        if (known is None or known.version + len(since) != version
+                or len(since) > self.replay_at_most):
+            return None
+        return advanced(known.state, since)
+
     def bring_up_to_date(self, notice: Notice, mark: int) -> None:
         """A move announced by the change feed (whichever process made it): a state held
         here at the version it starts from moves on with it, no database read needed."""
@@ -82,11 +97,3 @@ def _older(held: Known, new: Known) -> bool:
 def game_of(game_id: str, seating: Seating, known: Known) -> Game:
     return Game(game_id, seating.preset, seating.seats, known.state, known.version,
                 known.events, seating.pace_ms, seating.turn_timeout_ms)
-
-
-def caught_up(known: Known | None, version: int, since: list[str]) -> State | None:
-    """The known state with the actions ``since`` applied, if they take it exactly to
-    ``version`` (and are few enough to be worth it)."""
-    if known is None or known.version + len(since) != version or len(since) > REPLAY_AT_MOST:
-        return None
-    return advanced(known.state, since)

@@ -16,8 +16,12 @@ from databases import PG_URL, fresh, pg_url
 
 from engine import parse_action
 from president_cli.cluster import Backend, Cluster
-from services.container import Container
-from services.handlers import rebuilt_state
+from sqlalchemy import select
+
+import bootstrap
+from services.handlers.audit import rebuilt_state
+from services.store import Store
+from services.store.models import ActionRow
 from services.store.db import make_engine
 
 __all__ = ["BACKENDS", "Backend", "Stack", "make_backend"]
@@ -49,8 +53,15 @@ def make_backend(name: str, tmp_path: Path) -> Backend:
 class Stack(Cluster):
     """The cluster, and what a test asks of it through the API and the database."""
 
-    def container(self) -> Container:
-        return Container.build(self.backend.database_url)
+    def store(self) -> Store:
+        return bootstrap.open_store(self.backend.database_url)
+
+    def log(self, store: Store, game_id: str) -> list[tuple[int, int, str]]:
+        """(seq, seat, action) of the game's stored action log, in order."""
+        with store.engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(  # type: ignore[misc]
+                select(ActionRow.seq, ActionRow.seat, ActionRow.action)
+                .where(ActionRow.game_id == game_id).order_by(ActionRow.seq))]
 
     def game(self, game_id: str, token: str | None = None, url: str | None = None) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -93,17 +104,16 @@ class Stack(Cluster):
     def assert_sound(self, game_id: str) -> None:
         """Every action applied exactly once: the log is numbered 1..N with no gap, and
         seed + log replay to the stored state, whose version is N."""
-        container = self.container()
+        store = self.store()
         try:
-            with container.uow() as uow:
-                log = [(row.seq, row.action) for row in uow.games.actions(game_id)]
-                stored = uow.games.get(game_id)
+            log = [(seq, action) for seq, _, action in self.log(store, game_id)]
+            stored = store.reads.get(game_id)
             assert stored is not None
             assert [seq for seq, _ in log] == list(range(1, len(log) + 1))
             assert stored.version == len(log)
-            snapshot, rebuilt = rebuilt_state(game_id, container.uow())
+            snapshot, rebuilt = rebuilt_state(game_id, store.uow())
             assert snapshot == rebuilt
             assert [str(parse_action(text)) for _, text in log] == \
                 [str(a) for a in rebuilt.actions()]
         finally:
-            container.db.dispose()
+            store.close()

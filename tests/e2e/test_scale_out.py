@@ -78,12 +78,11 @@ def test_forty_clients_at_once_on_two_of_everything(tmp_path: Path) -> None:
 def _replay_conserving_cards(stack: Stack, game_id: str) -> None:
     """Apply the stored log move by move, checking after each that every card is in
     exactly one place."""
-    container = stack.container()
+    store = stack.store()
     try:
-        with container.uow() as uow:
-            game = uow.games.get(game_id)
-            assert game is not None
-            actions = [(row.seat, row.action) for row in uow.games.actions(game_id)]
+        game = store.reads.get(game_id)
+        assert game is not None
+        actions = [(seat, action) for _, seat, action in stack.log(store, game_id)]
         rules: Rules = game.state.rules
         state = new_series(rules, game.state.seed)
         for seat, text in actions:
@@ -91,5 +90,5 @@ def _replay_conserving_cards(stack: Stack, game_id: str) -> None:
             assert_cards_conserved(state)
         assert state == game.state
     finally:
-        container.db.dispose()
+        store.close()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GENERATED = ROOT / "generated"
 MODULE_DIR = GENERATED / "president" / "ai" / "v1"
 

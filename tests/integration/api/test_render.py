@@ -12,7 +12,7 @@ from engine.game import generate
 from services.api.render import game_json
 from services.api.schemas import GameOut
 from services.domain import Game, Seat
-from services.handlers import GameView
+from services.views import GameView
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -28,7 +28,7 @@ from aihelpers import (
     other_seats_in, play_round_one_with_easy, position, rank_of_bit, rules_strategy, seeds,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SMALL = Budget(simulations=6)
 PROPS = settings(deadline=None, derandomize=True, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -506,7 +506,7 @@ def test_hard_and_expert_are_deterministic_with_a_simulation_budget() -> None:
     first = decisions()
     assert decisions() == first
     workers_tests = str(Path(__file__).resolve().parent)
-    tests_root = str(Path(__file__).resolve().parent.parent)
+    tests_root = str(Path(__file__).resolve().parents[2])
     script = (
         "import json, sys\n"
         f"sys.path[:0] = [{workers_tests!r}, {tests_root!r}]\n"

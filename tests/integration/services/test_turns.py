@@ -1,4 +1,4 @@
-"""Turns the service plays itself (services.turns) and the TurnScheduler port it is driven
+"""Turns the service plays itself (services.handlers.turns) and the TurnScheduler port it is driven
 through: AI turns played exactly once, the Easy fallback and human time limits recorded as
 ``played_for`` events, the sweeper, and the in-process scheduler."""
 
@@ -12,21 +12,23 @@ import pytest
 from sqlalchemy import Engine, select
 
 from databases import UowReads, set_last_move
-from schedulers import Recorder
+from fakes import Recorder
 from engine import PASS, Passed, Played, Rules, View, new_series, observe
 from engine.plays import Action
 from services.commands import CreateGame, ReadGame, SeatSpec, TableDefaults, Turn
 from services.domain import Game, PlayedFor
-from services.handlers import CreatedGame, create_game, events_after, read_game
-from services.scheduler import InlineScheduler, decide_in_process
+from services.handlers.events import events_after
+from services.handlers.games import create_game, read_game
+from services.views import CreatedGame
+from bootstrap import FALLBACK, decide_here
+from services.handlers.turns import Sweep, play_instead, sweep, take_ai_turn
+from services.inline import InlineScheduler
+from services.ports import UnitOfWork
 from services.store.models import ActionRow, EventRow, GameRow
-from services.store.uow import UnitOfWork
-from services.turns import Sweep, play_instead, sweep, take_ai_turn
-from workers.ai import decide as ai_decide
+from workers.ai import LEVELS, decide as ai_decide
 from workers.rpc.client import AiUnavailable
 
 UowFactory = Callable[[], UnitOfWork]
-LEVELS = ("easy", "normal", "hard", "expert")
 HUMAN = SeatSpec("human")
 
 
@@ -41,7 +43,7 @@ class CountingDecide:
         self.calls += 1
         if self.fail is not None:
             raise self.fail
-        return decide_in_process(view, engine)
+        return decide_here(view, engine)
 
 
 def _first_to_act(seed: int, players: int = 4) -> int:
@@ -51,7 +53,7 @@ def _first_to_act(seed: int, players: int = 4) -> int:
 def _create(uow_factory: UowFactory, seats: tuple[SeatSpec, ...], scheduler: Any,
             seed: int, **kwargs: Any) -> CreatedGame:
     created = create_game(CreateGame("classic", seats, seed=seed, **kwargs), uow_factory(),
-                          scheduler)
+                          scheduler, engines=LEVELS)
     assert created.game.view.to_act == _first_to_act(seed, len(seats))
     return created
 
@@ -120,7 +122,7 @@ def test_a_game_that_says_nothing_gets_the_service_defaults_and_0_means_no_limit
 
     def made(**kwargs: Any) -> Game:
         created = create_game(CreateGame("classic", seats, seed=5, **kwargs), uow_factory(),
-                              Recorder(), defaults=defaults)
+                              Recorder(), defaults=defaults, engines=LEVELS)
         return _load(uow_factory, created.game.game_id)
 
     plain = made()
@@ -221,7 +223,7 @@ def test_a_turn_played_by_someone_else_while_the_engine_thinks_is_not_played_aga
 
     def slow_decide(view: View, engine: str) -> Action:
         # meanwhile the fallback (a redelivered task that gave up) plays the same turn
-        assert play_instead(turn, "ai_failed", uow_factory(), recorder) is not None
+        assert play_instead(turn, "ai_failed", uow_factory(), recorder, FALLBACK) is not None
         return view.legal_actions[0]
 
     assert take_ai_turn(turn, uow_factory(), recorder, slow_decide) is None
@@ -248,7 +250,7 @@ def test_ai_failed_plays_the_easy_move_after_a_played_for_event_no_reader_loses(
     assert expected != PASS  # a lead
     recorder.calls.clear()
 
-    game = play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), recorder)
+    game = play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), recorder, FALLBACK)
 
     assert game is not None and game.version == 1
     assert _actions(db, game_id) == [str(expected)]
@@ -278,7 +280,7 @@ def test_ai_failed_refuses_a_human_seat(uow_factory: UowFactory, db: Engine) -> 
     game_id, seat = created.game.game_id, created.game.view.to_act
     recorder.calls.clear()
     far = datetime.now(timezone.utc) + timedelta(days=1)
-    assert play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), recorder,
+    assert play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), recorder, FALLBACK,
                         now=far) is None
     assert _actions(db, game_id) == [] and recorder.calls == []
     assert _load(uow_factory, game_id).version == 0
@@ -293,7 +295,7 @@ def test_turn_timeout_does_nothing_without_a_time_limit(uow_factory: UowFactory,
     created = _create(uow_factory, (HUMAN,) * 4, recorder, 13)
     game_id, seat = created.game.game_id, created.game.view.to_act
     far = _since(uow_factory, game_id) + timedelta(days=365)
-    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), recorder,
+    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), recorder, FALLBACK,
                         now=far) is None
     assert _actions(db, game_id) == [] and recorder.calls == []
 
@@ -312,11 +314,11 @@ def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
     expected = _easy_move(before, leader)
     assert PASS not in observe(before.state, leader).legal_actions
     turn = Turn(game_id, leader, 0)
-    early = play_instead(turn, "turn_timeout", uow_factory(), recorder,
+    early = play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK,
                          now=deadline - timedelta(milliseconds=1))
     assert early is None and _actions(db, game_id) == [] and recorder.calls == []
 
-    game = play_instead(turn, "turn_timeout", uow_factory(), recorder, now=deadline)
+    game = play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK, now=deadline)
     assert game is not None and game.version == 1
     assert _actions(db, game_id) == [str(expected)]
     nxt = game.state.to_act
@@ -325,7 +327,7 @@ def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
     assert [e.event for e in events[:2]] == [PlayedFor(leader, "turn_timeout", "easy"),
                                              Played(leader, expected)]  # type: ignore[arg-type]
     # the same turn again (a duplicate timer) plays nothing
-    assert play_instead(turn, "turn_timeout", uow_factory(), recorder,
+    assert play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK,
                         now=deadline + timedelta(hours=1)) is None
     assert len(_actions(db, game_id)) == 1
 
@@ -334,10 +336,10 @@ def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
     recorder.calls.clear()
     deadline = _since(uow_factory, game_id) + limit
     turn = Turn(game_id, nxt, 1)
-    assert play_instead(turn, "turn_timeout", uow_factory(), recorder,
+    assert play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK,
                         now=deadline - timedelta(milliseconds=1)) is None
     assert len(_actions(db, game_id)) == 1
-    game = play_instead(turn, "turn_timeout", uow_factory(), recorder,
+    game = play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK,
                         now=deadline + timedelta(seconds=5))
     assert game is not None and game.version == 2
     assert _actions(db, game_id)[1] == str(PASS)
@@ -353,7 +355,7 @@ def test_turn_timeout_is_for_human_seats_only(uow_factory: UowFactory, db: Engin
                       turn_timeout_ms=10)
     game_id, seat = created.game.game_id, created.game.view.to_act
     far = _since(uow_factory, game_id) + timedelta(days=1)
-    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), recorder,
+    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), recorder, FALLBACK,
                         now=far) is None
     assert _actions(db, game_id) == []
 
@@ -371,7 +373,7 @@ def test_sweep_resends_stalled_ai_turns_and_overdue_humans_never_finished_games(
                           recorder, 3, turn_timeout_ms=60_000)
     no_limit = _create(uow_factory, (HUMAN,) * 4, recorder, 4)
     over_id = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)),
-                      InlineScheduler(uow_factory), 5, rounds=1).game.game_id
+                      InlineScheduler(uow_factory, decide_here), 5, rounds=1).game.game_id
     assert read_game(ReadGame(over_id), UowReads(uow_factory)).status == "over"
 
     now = datetime.now(timezone.utc)
@@ -448,7 +450,7 @@ def test_inline_scheduler_plays_an_all_ai_series_without_recursing_per_move(
         created = create_game(CreateGame("classic", tuple(SeatSpec("ai", "easy")
                                                           for _ in range(4)),
                                          rounds=2, seed=21),
-                              uow_factory(), InlineScheduler(uow_factory))
+                              uow_factory(), InlineScheduler(uow_factory, decide_here), engines=LEVELS)
     finally:
         sys.setrecursionlimit(old)
     final = read_game(ReadGame(created.game.game_id), UowReads(uow_factory))

@@ -23,26 +23,28 @@ from sqlalchemy import Engine, create_engine, inspect, select, text
 from sqlalchemy.exc import OperationalError
 
 from databases import UowReads, set_last_move
-from schedulers import Recorder
+from fakes import Recorder
 from engine import Played, Rules, View, new_series, observe
 from engine.plays import Action
 from services.commands import CreateGame, ReadGame, SeatSpec
 from services.domain import PlayedFor
-from services.handlers import AI_ENGINES_BUILT_IN, create_game, events_after, read_game
+from services.handlers.events import events_after
+from services.handlers.games import create_game, read_game
 from config.settings import SETTINGS, setting
 from services.store.models import ActionRow
-from services.store.uow import UnitOfWork
+from services.ports import UnitOfWork
 from workers.ai import LEVELS, decide as ai_decide
 from workers.rpc.client import AiUnavailable, UnknownEngine
 from workers.turns import embedded
 from workers.turns.app import BOTS_QUEUE, MAINTENANCE_QUEUE, QUEUES, make_celery, queue_for
-from workers.turns.runtime import Runtime
+from bootstrap import FALLBACK
+from workers.turns.runtime import TurnRuntime
 from workers.turns.scheduler import COUNTDOWN_LIMIT_S, CeleryScheduler
 from workers.turns.settings import EMBEDDED_BROKER, TurnSettings
 from workers.turns.tasks import backoff
 
 UowFactory = Callable[[], UnitOfWork]
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TASKS = ("president.ai_turn", "president.turn_timeout", "president.sweep",
          "president.broker_cleanup")
 
@@ -61,8 +63,7 @@ ENV = {
 
 
 def test_turn_settings_default_to_the_declared_defaults() -> None:
-    defaults = TurnSettings()
-    assert TurnSettings.from_env({}) == defaults
+    defaults = TurnSettings.from_env({})
     assert TurnSettings.from_env({name: "" for name in ENV}) == defaults  # empty: unset
     assert defaults.broker_url == EMBEDDED_BROKER
     declared = {name: float(setting(name, {}) or 0) for name in ENV if name != "CELERY_BROKER_URL"}
@@ -78,8 +79,9 @@ def test_turn_settings_read_each_variable(name: str) -> None:
     value, field, expected = ENV[name]
     read = TurnSettings.from_env({name: value, "UNRELATED": "1"})
     assert getattr(read, field) == expected
-    assert getattr(read, field) != getattr(TurnSettings(), field)
-    assert replace(read, **{field: getattr(TurnSettings(), field)}) == TurnSettings()
+    assert getattr(read, field) != getattr(TurnSettings.from_env({}), field)
+    defaults = TurnSettings.from_env({})
+    assert replace(read, **{field: getattr(defaults, field)}) == defaults
 
 
 def test_turn_settings_read_them_all_together_and_from_the_process_environment(
@@ -133,9 +135,10 @@ def _names_read(path: Path) -> list[str]:
 
 
 def _source_files() -> list[Path]:
-    files = [p for folder in ("engine", "services", "workers", "president_cli")
+    files = [p for folder in ("engine", "config", "services", "workers", "president_cli",
+                              "benchmarks")
              for p in sorted((ROOT / folder).rglob("*.py"))]
-    return [p for p in files if p != ROOT / "services" / "settings.py"]
+    return [p for p in files if p != ROOT / "config" / "settings.py"] + [ROOT / "bootstrap.py"]
 
 
 def test_every_setting_read_is_declared_and_every_declared_one_is_read() -> None:
@@ -155,7 +158,6 @@ def test_every_setting_read_is_declared_and_every_declared_one_is_read() -> None
 
 
 def test_each_built_in_level_has_its_queue_and_bots_share_one() -> None:
-    assert set(LEVELS) == set(AI_ENGINES_BUILT_IN)
     for level in LEVELS:
         assert queue_for(level) == f"ai.{level}"
     for other in ("mybot", "greedy", "Easy", "easy ", "", "bots", "ai.easy"):
@@ -166,7 +168,7 @@ def test_each_built_in_level_has_its_queue_and_bots_share_one() -> None:
 
 
 def test_make_celery_registers_the_tasks_with_late_acks_and_a_sweep() -> None:
-    settings = TurnSettings(broker_url="memory://", ai_retries=3, sweep_every_s=7.0)
+    settings = TurnSettings.from_env({}, broker_url="memory://", ai_retries=3, sweep_every_s=7.0)
     app = make_celery(settings)
     assert set(TASKS) <= set(app.tasks)
     assert app.tasks["president.ai_turn"].max_retries == 3
@@ -187,7 +189,7 @@ def test_the_tasks_belong_to_their_app_only() -> None:
     """Each app's tasks close over its own settings and runtime: another app made in the
     same process (a second ``make_celery``, a test, a benchmark) must not be handed them,
     else it runs the first app's closures, with the first app's settings and scheduler."""
-    ours = make_celery(TurnSettings(broker_url="memory://", ai_retries=1))
+    ours = make_celery(TurnSettings.from_env({}, broker_url="memory://", ai_retries=1))
     assert set(TASKS) <= set(ours.tasks)
     other = Celery("other", broker="memory://", set_as_current=False)
     assert not set(TASKS) & set(other.tasks)
@@ -197,7 +199,7 @@ def test_make_celery_on_the_embedded_broker_cleans_it_and_sets_its_polling(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     transport = sqla_transport.Transport
     monkeypatch.setattr(transport, "polling_interval", transport.polling_interval)  # restored
-    settings = TurnSettings(broker_url=f"sqla+sqlite:///{tmp_path}/broker.db",
+    settings = TurnSettings.from_env({}, broker_url=f"sqla+sqlite:///{tmp_path}/broker.db",
                             broker_poll_s=0.123)
     app = make_celery(settings)
     assert transport.polling_interval == 0.123
@@ -214,7 +216,7 @@ def test_make_celery_on_the_embedded_broker_cleans_it_and_sets_its_polling(
 
 @pytest.fixture
 def memory_app() -> Iterator[Celery]:
-    app = make_celery(TurnSettings(broker_url="memory://"))
+    app = make_celery(TurnSettings.from_env({}, broker_url="memory://"))
     _drain(app)  # the in-memory broker is shared by the whole process
     yield app
     _drain(app)
@@ -304,7 +306,8 @@ def test_a_long_time_limit_is_left_to_the_sweeper_and_a_resent_turn_expires(
 
 
 def test_an_unreachable_broker_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
-    scheduler = CeleryScheduler(make_celery(TurnSettings(broker_url="redis://127.0.0.1:1/0")))
+    unreachable = TurnSettings.from_env({}, broker_url="redis://127.0.0.1:1/0")
+    scheduler = CeleryScheduler(make_celery(unreachable))
     caplog.set_level(logging.ERROR, logger="workers.turns.scheduler")
     start = time.monotonic()
     scheduler.ai_turn("game-5", 1, 4, "normal", 2.0)
@@ -323,7 +326,7 @@ def test_an_unreachable_broker_is_logged_not_raised(caplog: pytest.LogCaptureFix
 
 
 def test_backoff_is_jittered_within_its_exponential_cap() -> None:
-    settings = TurnSettings(retry_base_s=0.1, retry_cap_s=1.0)
+    settings = TurnSettings.from_env({}, retry_base_s=0.1, retry_cap_s=1.0)
     for attempt in range(12):
         ceiling = min(settings.retry_cap_s, settings.retry_base_s * 2 ** attempt)
         draws = [backoff(attempt, settings) for _ in range(300)]
@@ -334,13 +337,6 @@ def test_backoff_is_jittered_within_its_exponential_cap() -> None:
 
 
 # --- the ai_turn task, eagerly, on the real service layer ------------------------------------
-
-
-@dataclass
-class FakeRuntime:
-    uow: UowFactory
-    scheduler: Recorder
-    decide: Callable[[View, str], Action]
 
 
 class FlakyEngine:
@@ -361,7 +357,7 @@ class FlakyEngine:
 class Pipeline:
     app: Celery
     recorder: Recorder
-    builds: list[tuple[Celery, TurnSettings]]
+    builds: list[Celery]
     uow_factory: UowFactory
     db: Engine
 
@@ -374,17 +370,17 @@ class Pipeline:
 def pipeline(uow_factory: UowFactory, db: Engine,
              monkeypatch: pytest.MonkeyPatch) -> Callable[..., Pipeline]:
     def build(decide: Callable[[View, str], Action], ai_retries: int = 2) -> Pipeline:
-        settings = TurnSettings(broker_url="memory://", ai_retries=ai_retries,
-                                retry_base_s=0.001, retry_cap_s=0.002, sweep_after_s=30.0)
-        app = make_celery(settings)
-        app.conf.task_always_eager = True
+        settings = TurnSettings.from_env(
+            {}, broker_url="memory://", ai_retries=ai_retries, retry_base_s=0.001,
+            retry_cap_s=0.002, sweep_after_s=30.0)
         recorder, builds = Recorder(), []
 
-        def fake_build(app_: Celery, settings_: TurnSettings) -> FakeRuntime:
-            builds.append((app_, settings_))
-            return FakeRuntime(uow_factory, recorder, decide)
+        def runtime(app_: Celery) -> TurnRuntime:
+            builds.append(app_)
+            return TurnRuntime(uow_factory, recorder, decide, FALLBACK)
 
-        monkeypatch.setattr(Runtime, "build", staticmethod(fake_build))
+        app = make_celery(settings, runtime)
+        app.conf.task_always_eager = True
         return Pipeline(app, recorder, builds, uow_factory, db)
     return build
 
@@ -394,7 +390,7 @@ SEED = 8
 
 def _ai_game(uow_factory: UowFactory, level: str = "hard") -> tuple[str, int]:
     created = create_game(CreateGame("classic", tuple(SeatSpec("ai", level) for _ in range(4)),
-                                     seed=SEED), uow_factory(), Recorder())
+                                     seed=SEED), uow_factory(), Recorder(), engines=LEVELS)
     return created.game.game_id, created.game.view.to_act
 
 
@@ -433,7 +429,7 @@ def test_an_engine_that_keeps_failing_is_retried_then_the_easy_level_plays(
     assert kinds[kinds.index(PlayedFor) + 1] is Played
     after = read_game(ReadGame(game_id), UowReads(p.uow_factory))
     assert p.recorder.calls == [("ai", game_id, after.view.to_act, 1, "hard", 0.0)]
-    assert len(p.builds) == 1 and p.builds[0][0] is p.app  # one runtime per process
+    assert p.builds == [p.app]  # one runtime per process
     # the same task delivered again plays nothing and asks no engine
     assert p.run("president.ai_turn", game_id, seat, 0) == "no longer this turn"
     assert len(engine.calls) == 3 and len(_the_moves(p.db, game_id)) == 1
@@ -480,7 +476,7 @@ def test_the_turn_timeout_and_sweep_tasks_call_the_service(
         pipeline: Callable[..., Pipeline]) -> None:
     p = pipeline(FlakyEngine(AiUnavailable("unused")))
     human = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=SEED,
-                                   turn_timeout_ms=60_000), p.uow_factory(), Recorder())
+                                   turn_timeout_ms=60_000), p.uow_factory(), Recorder(), engines=LEVELS)
     game_id, seat = human.game.game_id, human.game.view.to_act
     assert p.run("president.turn_timeout", game_id, seat, 0) == "no longer this turn"  # early
     assert _the_moves(p.db, game_id) == []

@@ -12,13 +12,16 @@ from sqlalchemy import Engine, create_engine, text
 
 from databases import UowReads
 from engine import apply, legal_actions, new_series, observe, parse_action
-from schedulers import Recorder
+from fakes import Recorder
+from workers.ai import LEVELS
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.domain import Game
 from services.errors import StaleVersion
-from services.handlers import act, create_game, read_game
-from services.store.reads import SEATINGS, STATES, GameReads, Known, remember_state
-from services.store.uow import UnitOfWork
+from services.handlers.games import create_game, read_game
+from services.handlers.moves import act
+from services.ports import UnitOfWork
+from services.store.reads import GameReads
+from services.store.states import GameStates, Known
 from services.versioned import VersionedCache
 
 UowFactory = Callable[[], UnitOfWork]
@@ -26,7 +29,7 @@ UowFactory = Callable[[], UnitOfWork]
 
 def _played(uow_factory: UowFactory, moves: int) -> tuple[str, int]:
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=5),
-                          uow_factory(), Recorder())
+                          uow_factory(), Recorder(), engines=LEVELS)
     TOKENS[created.game.game_id] = created.tokens
     return created.game.game_id, _play_on(uow_factory, created.game.game_id, 0, moves)
 
@@ -51,8 +54,7 @@ def test_a_read_finds_the_stored_game_with_or_without_its_decoded_state(
         stored = uow.games.get(game_id)
     for cached in (True, False):
         if not cached:  # the seats, the state from the stored row and snapshot this time
-            STATES.clear()
-            SEATINGS.clear()
+            reads.states.forget()
         read = reads.get(game_id)
         assert read is not None and stored is not None
         assert (read.version, read.events, read.seats, read.preset) == (
@@ -115,15 +117,16 @@ def test_the_cache_shared_by_threads_never_fails_a_lookup_nor_mixes_entries() ->
 def test_a_process_behind_catches_up_with_the_moves_made_elsewhere(
         uow_factory: UowFactory, reads: GameReads, monkeypatch: pytest.MonkeyPatch,
         replay_at_most: int) -> None:
-    monkeypatch.setattr("services.store.reads.REPLAY_AT_MOST", replay_at_most)
+    monkeypatch.setattr(reads.states, "replay_at_most", replay_at_most)
     game_id, _ = _played(uow_factory, 3)
     behind = reads.get(game_id)
     assert behind is not None and behind.version == 3
     _play_on(uow_factory, game_id, 3, 4)
-    STATES.put(game_id, Known(3, behind.events, behind.state))  # 4 moves behind, as
-    # another process would have left it
+    reads.states.forget(seatings=False)
+    reads.states.remember(game_id, Known(3, behind.events, behind.state))  # 4 moves
+    # behind, as another process would have left it
     caught_up = reads.get(game_id)
-    STATES.clear()
+    reads.states.forget(seatings=False)
     stored = reads.get(game_id)  # from the stored snapshot
     assert caught_up is not None and stored is not None
     assert caught_up.version == stored.version == 7
@@ -138,26 +141,26 @@ def test_a_game_read_cold_past_its_first_round_has_every_round_s_log(
     while (game := reads.get(game_id)) is not None and game.state.round_no < 2:
         version = _play_on(uow_factory, game_id, version, 10)
     assert game is not None and game.state.past_logs
-    STATES.clear()
-    SEATINGS.clear()
+    reads.states.forget()
     cold = reads.get(game_id)
     assert cold is not None and cold.state == game.state
 
 
-def _rewind(uow_factory: UowFactory, game_id: str, version: int) -> Game:
+def _rewind(uow_factory: UowFactory, states: GameStates, game_id: str, version: int) -> Game:
     """This process's view of the game set back to ``version``, as if another process had
     made the moves since."""
     with uow_factory() as uow:
-        STATES.clear()
+        states.forget(seatings=False)
         then = uow.games.get(game_id)
     assert then is not None
     with uow_factory() as uow:
-        actions = [row.action for row in uow.games.actions(game_id)][:version]
+        actions = uow.games.actions(game_id)[:version]
         events = sum(v <= version for _, v, _ in uow.games.events_after(game_id, 0, 10**6))
     state = new_series(then.state.rules, then.state.seed)
     for action in actions:
         state, _ = apply(state, parse_action(action))
-    STATES.put(game_id, Known(version, events, state))
+    states.forget(seatings=False)
+    states.remember(game_id, Known(version, events, state))
     return then
 
 
@@ -165,10 +168,10 @@ def _rewind(uow_factory: UowFactory, game_id: str, version: int) -> Game:
 def test_a_move_on_a_state_known_here_but_stale_is_refused_as_stale(
         uow_factory: UowFactory, reads: GameReads, legal: bool) -> None:
     game_id, version = _played(uow_factory, 3)  # the database is at 3
-    _rewind(uow_factory, game_id, 2)  # this process knows the game at 2 only
+    _rewind(uow_factory, reads.states, game_id, 2)  # this process knows the game at 2 only
     known = reads.get(game_id)  # (a read would catch up: make the process forget again)
     assert known is not None and known.version == 3
-    _rewind(uow_factory, game_id, 2)
+    _rewind(uow_factory, reads.states, game_id, 2)
     with uow_factory() as uow:
         at_two = uow.games.known(game_id, 2)
     assert at_two is not None
@@ -195,7 +198,7 @@ def test_a_move_on_the_state_known_here_reads_nothing_first(
                  uow_factory(), Recorder())
     assert played.version == 3 and queries == []
     monkeypatch.undo()
-    STATES.clear()
+    reads.states.forget(seatings=False)
     stored = reads.get(game_id)
     assert stored is not None and stored.version == 3
     assert observe(stored.state, seat, history=False) == played.view  # as stored
@@ -208,13 +211,13 @@ def test_a_connection_the_server_dropped_fails_once_and_leaves_the_pool(
     game_id, _ = _played(uow_factory, 1)
     url = db.url.render_as_string(hide_password=False)
     one = GameReads(create_engine(url, isolation_level="AUTOCOMMIT", pool_size=1,
-                                  max_overflow=0))
+                                  max_overflow=0), GameStates())
     with one.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         (pid,) = cursor.fetchone()
     with db.connect() as connection:  # as a server restart or an idle timeout would
         connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
-    STATES.clear()  # (a state the change feed vouches for would need no connection)
+    one.states.forget()  # (a state the change feed vouches for would need no connection)
     with pytest.raises(one.engine.dialect.loaded_dbapi.OperationalError):
         one.get(game_id)
     found = one.get(game_id)  # on a new connection: the dead one did not go back
@@ -222,13 +225,15 @@ def test_a_connection_the_server_dropped_fails_once_and_leaves_the_pool(
     one.engine.dispose()
 
 
-def test_a_state_held_is_never_replaced_by_an_older_one(uow_factory: UowFactory) -> None:
+def test_a_state_held_is_never_replaced_by_an_older_one(uow_factory: UowFactory,
+                                                        reads: GameReads) -> None:
     """Checked and put under one lock: a slow reader cannot undo a newer write."""
     game_id, version = _played(uow_factory, 2)
-    state = STATES.get(game_id)
+    states = reads.states
+    state = states.state(game_id)
     assert state is not None and state.version == version
-    remember_state(game_id, state._replace(version=version - 1, seen_at=state.seen_at + 5))
-    assert STATES.get(game_id) == state
+    states.remember(game_id, state._replace(version=version - 1, seen_at=state.seen_at + 5))
+    assert states.state(game_id) == state
     later = state._replace(seen_at=state.seen_at + 5)  # the same state, vouched for later
-    remember_state(game_id, later)
-    assert STATES.get(game_id) == later
+    states.remember(game_id, later)
+    assert states.state(game_id) == later

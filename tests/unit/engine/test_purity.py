@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ENGINE = ROOT / "engine"
 ALLOWED = frozenset(sys.stdlib_module_names) | {"engine", "__future__"}
 DYNAMIC_IMPORTERS = {"__import__", "import_module"}

@@ -25,7 +25,7 @@ from president_cli.main import API_THREADS, API_WORKER_CLASS, API_WORKERS, build
 from config.settings import SETTINGS
 from workers.turns.app import QUEUES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy"
 COMPOSE = DEPLOY / "compose.yaml"
 NGINX = DEPLOY / "nginx.conf"

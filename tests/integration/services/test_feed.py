@@ -17,17 +17,19 @@ from prometheus_client import REGISTRY
 from sqlalchemy import Engine, make_url
 
 from databases import PG_URL, fresh, services_on
-from schedulers import Recorder
-from services.container import Container
+from fakes import Recorder
+import bootstrap
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
-from services.handlers import (
-    EventView, act, create_game, events_after, read_game, wait_for_events,
-)
+from services.handlers.events import events_after, wait_for_events
+from services.handlers.games import create_game, read_game
+from services.handlers.moves import act
+from services.views import EventView
 from services.store import feed as feed_module
 from services.store.db import make_engine
 from services.store.feed import ChangeFeed, Notice, wait_until_live
-from services.store.reads import STATES, GameReads
-from services.store.uow import UnitOfWork
+from services.ports import UnitOfWork
+from services.store.reads import GameReads
+from workers.ai import LEVELS
 
 
 class Scripted:
@@ -239,19 +241,16 @@ def test_a_forked_child_vouches_for_nothing_until_its_own_listener_is_up(
 
 ANOTHER_PROCESS = """
 import sys
-from schedulers import Recorder
+from fakes import Recorder
 from services.commands import Act, ReadGame
-from services.handlers import act, read_game
-from services.store.db import make_engine, session_factory
-from services.store.reads import GameReads
-from services.store.uow import UnitOfWork
+from services.handlers.games import read_game
+from services.handlers.moves import act
+from services.store import Store
 
 url, game_id, token, version = sys.argv[1:]
-reads = GameReads(make_engine(url, autocommit=True))
-sessions = session_factory(make_engine(url))
-view = read_game(ReadGame(game_id, token), reads).view
-act(Act(game_id, token, str(view.legal_actions[-1]), int(version)),
-    UnitOfWork(sessions, reads), Recorder())
+store = Store.open(url)
+view = read_game(ReadGame(game_id, token), store.reads).view
+act(Act(game_id, token, str(view.legal_actions[-1]), int(version)), store.uow(), Recorder())
 """
 
 
@@ -261,7 +260,7 @@ def _play_in_another_process(db: Engine, game_id: str, token: str, version: int)
         [sys.executable, "-c", ANOTHER_PROCESS, db.url.render_as_string(hide_password=False),
          game_id, token, str(version)],
         check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(
-            [str(Path(__file__).parents[1]), str(Path(__file__).parents[2])])})
+            [str(Path(__file__).parents[2]), str(Path(__file__).parents[3])])})
 
 
 def test_a_move_made_by_another_process_reaches_this_one(
@@ -273,7 +272,7 @@ def test_a_move_made_by_another_process_reaches_this_one(
     if reads.feed is not None:
         assert wait_until_live(reads.feed)
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=11),
-                          uow_factory(), Recorder())
+                          uow_factory(), Recorder(), engines=LEVELS)
     game_id = created.game.game_id
     before = read_game(ReadGame(game_id), reads).view  # now held here
     queries: list[object] = []
@@ -284,7 +283,7 @@ def test_a_move_made_by_another_process_reaches_this_one(
     assert (queries == []) == notified  # vouched for by the feed: no read
     _play_in_another_process(db, game_id, created.tokens[before.to_act], 0)
     if notified:  # the notice's actions applied here
-        _until(lambda: (STATES.get(game_id) or (0,))[0] == 1)
+        _until(lambda: (reads.states.state(game_id) or (0,))[0] == 1)
     queries.clear()
     counted = _reads_counted()
     moved = reads.get(game_id)
@@ -293,7 +292,7 @@ def test_a_move_made_by_another_process_reaches_this_one(
     source = "memory" if notified else "database"  # (what /metrics shows)
     assert _reads_counted()[source] == counted[source] + 1
     monkeypatch.undo()
-    STATES.clear()
+    reads.states.forget(seatings=False)
     stored = reads.get(game_id)  # from the stored snapshot
     assert stored is not None and stored.version == 1
     assert stored.state == moved.state
@@ -327,7 +326,7 @@ def test_a_backlog_of_notices_is_taken_in_though_nothing_reads(
     db, uow_factory, reads = flood_db
     assert reads.feed is not None and wait_until_live(reads.feed)
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
-                          uow_factory(), Recorder())
+                          uow_factory(), Recorder(), engines=LEVELS)
     game_id = created.game.game_id
     seat = read_game(ReadGame(game_id), reads).view.to_act  # now held here
     flood = 60_000  # megabytes: more than the sockets between hold
@@ -364,7 +363,7 @@ def test_a_long_poll_wakes_on_the_move_it_waits_for(
     if reads.feed is not None:
         assert wait_until_live(reads.feed)
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=12),
-                          uow_factory(), Recorder())
+                          uow_factory(), Recorder(), engines=LEVELS)
     game_id = created.game.game_id
     public = read_game(ReadGame(game_id), reads)
     seat = public.view.to_act
@@ -395,7 +394,7 @@ def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
     (``at_least``) is never answered from an older state. (SQLite has no window: every
     read asks the database.)"""
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
-                          uow_factory(), Recorder())
+                          uow_factory(), Recorder(), engines=LEVELS)
     game_id = created.game.game_id
     if reads.feed is not None:  # (a state read before the listener is up is never vouched for)
         assert wait_until_live(reads.feed)
@@ -436,7 +435,7 @@ def test_where_a_process_listens_is_a_setting(
     else:
         monkeypatch.setenv("PRESIDENT_CHANGE_FEED_URL", elsewhere if listen == "elsewhere"
                            else listen)
-    reads = Container.build(url).reads
+    reads = bootstrap.open_store(url).reads
     if db.dialect.name != "postgresql" or listen == "off":
         assert reads.feed is None  # every read asks the database
         return

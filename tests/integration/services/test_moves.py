@@ -14,15 +14,17 @@ from psycopg import OperationalError
 from psycopg.errors import UniqueViolation
 from prometheus_client import REGISTRY
 
-from databases import PG_URL, fresh, pg_url, services_on
-from schedulers import Recorder
+from databases import PG_URL, fresh, pg_url
+from fakes import Recorder
+from workers.ai import LEVELS
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.errors import StaleVersion
-from services.handlers import GameView, act, create_game, read_game
+from services.handlers.games import create_game, read_game
+from services.handlers.moves import act
+from services.views import GameView
 from services.store.db import make_engine
 from services.store.moves import Move, MoveBatches
-from services.store.reads import GameReads
-from services.store.uow import UnitOfWork
+from services.store import Store
 from services.jsoncodec import loads
 
 
@@ -159,22 +161,21 @@ def _observed() -> tuple[float, float]:
 
 
 @pytest.fixture
-def pg() -> Iterator[tuple[Callable[[], UnitOfWork], GameReads]]:
-    db = fresh(make_engine(pg_url()))
-    with services_on(db) as services:
-        yield services
-    db.dispose()
+def pg() -> Iterator[Store]:
+    store = Store(fresh(make_engine(pg_url())))
+    yield store
+    store.close()
 
 
 def test_concurrent_moves_commit_together_each_checked_against_its_own_game(
-        pg: tuple[Callable[[], UnitOfWork], GameReads]) -> None:
+        pg: Store) -> None:
     """Game a's move holds the first statement; b's and c's moves and a second move of a
     (made on the version a's first move leaves behind) queue behind it and go in the next
     statement, where a's second is refused as stale: one move per game applies."""
-    uow_factory, reads = pg
-    assert reads.moves is not None
+    uow_factory, reads, moves = pg.uow, pg.reads, pg.moves
+    assert moves is not None
     release, first = threading.Event(), threading.Event()
-    real = reads.moves._cursor
+    real = moves._cursor
 
     @contextmanager
     def held() -> Iterator[Any]:
@@ -184,9 +185,9 @@ def test_concurrent_moves_commit_together_each_checked_against_its_own_game(
         with real() as cursor:
             yield cursor
 
-    reads.moves._cursor = held
+    moves._cursor = held
     games = {name: create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=i),
-                               uow_factory(), Recorder()) for i, name in enumerate("abc")}
+                               uow_factory(), Recorder(), engines=LEVELS) for i, name in enumerate("abc")}
     outcomes: dict[str, GameView | Exception] = {}
 
     def play(name: str, label: str) -> None:
@@ -209,7 +210,7 @@ def test_concurrent_moves_commit_together_each_checked_against_its_own_game(
                  for args in (("b", "b"), ("c", "c"), ("a", "a2"))]
     for thread in followers:
         thread.start()
-    _wait_until(lambda: reads.moves.queued == 3)
+    _wait_until(lambda: moves.queued == 3)
     release.set()
     for thread in [leader, *followers]:
         thread.join(10)

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONFIGURATION = ROOT / "docs" / "configuration.md"
 
 

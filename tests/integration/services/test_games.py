@@ -17,13 +17,16 @@ from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.domain import hash_token
 from services.errors import BadRequest, BadToken, GameNotFound, StaleVersion
 from services.commands import Turn
-from services.handlers import GameView, act, create_game, read_game, rebuilt_state
-from services.turns import take_ai_turn
-from services.scheduler import InlineScheduler
+from services.handlers.audit import rebuilt_state
+from services.handlers.games import create_game, read_game
+from services.handlers.moves import act
+from services.views import GameView
+from services.handlers.turns import take_ai_turn
+from services.inline import InlineScheduler
+from services.ports import UnitOfWork
 from services.store.db import migrations_current
 from services.store.models import ActionRow, Base
-from services.store.uow import UnitOfWork
-from workers.ai import decide
+from workers.ai import decide, LEVELS
 
 UowFactory = Callable[[], UnitOfWork]
 HUMANS = (SeatSpec("human"),) * 4
@@ -40,7 +43,7 @@ class NoAi:
 
 def _new(uow_factory: UowFactory, seats: tuple[SeatSpec, ...] = HUMANS, **kwargs: object):  # type: ignore[no-untyped-def]
     cmd = CreateGame(kwargs.pop("preset", "classic"), seats, **kwargs)  # type: ignore[arg-type]
-    return create_game(cmd, uow_factory(), NoAi())
+    return create_game(cmd, uow_factory(), NoAi(), engines=LEVELS)
 
 
 def _turn(uow_factory: UowFactory, game_id: str, tokens: dict[int, str]) -> GameView:
@@ -90,7 +93,7 @@ def test_one_human_and_three_inline_ais_finish_three_rounds_with_exchanges(
         uow_factory: UowFactory, inline: InlineScheduler) -> None:
     seats = (SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("ai", "normal"),
              SeatSpec("ai", "hard"))
-    created = create_game(CreateGame("classic", seats, rounds=3, seed=4), uow_factory(), inline)
+    created = create_game(CreateGame("classic", seats, rounds=3, seed=4), uow_factory(), inline, engines=LEVELS)
     token = created.tokens[0]
     assert set(created.tokens) == {0}
     while True:
@@ -158,7 +161,7 @@ def test_an_ai_seat_cannot_be_played_by_hand_nor_twice(uow_factory: UowFactory) 
                     delay_s: float = 0.0) -> None:
             calls.append((game_id, seat, version))
 
-    created = create_game(CreateGame("cardverse", seats, seed=2), uow_factory(), Recorder())
+    created = create_game(CreateGame("cardverse", seats, seed=2), uow_factory(), Recorder(), engines=LEVELS)
     game_id = created.game.game_id
     while not calls:  # humans play until the AI seat is to act
         turn = _turn(uow_factory, game_id, created.tokens)
@@ -206,7 +209,7 @@ def test_two_moves_at_once_exactly_one_applies(uow_factory: UowFactory, db: Engi
 
 def test_check_all_finds_a_snapshot_that_drifted_from_its_log(uow_factory: UowFactory,
                                                               db: Engine) -> None:
-    from services.handlers import check_all
+    from services.handlers.audit import check_all
 
     created = _new(uow_factory, seed=31)
     game_id = created.game.game_id

@@ -20,7 +20,7 @@ from engine import PRESETS, CardsGiven, Phase, Rules, deal, new_series, new_seri
 from engine.cards import format_cards
 from strategies import Config, configs, deck_mask, run_series, seeds
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 # --- deals -------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from president.ai.v1 import ai_pb2_grpc
 from president_cli.bench_ai import wait_serving
 from workers.rpc.server import build_server
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 PRESET_NAMES = tuple(sorted(PRESETS))
 

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 from werkzeug.serving import make_server
 
+import bootstrap
 from services.api.app import create_app
 from services.container import Container
 from services.store.db import upgrade
@@ -22,15 +23,15 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 
 
 @pytest.fixture
 def container(tmp_path: Path) -> Iterator[Container]:
-    container = Container.build(f"sqlite:///{tmp_path}/president.db")  # AI seats play inline
-    upgrade(container.db)
-    yield container
-    container.db.dispose()
+    store = bootstrap.open_store(f"sqlite:///{tmp_path}/president.db")
+    upgrade(store.engine)
+    yield bootstrap.container(store=store)  # AI seats play inline
+    store.close()
 
 
 @pytest.fixture

@@ -1,0 +1,52 @@
+"""Database fixtures: every storage test runs on SQLite, and on PostgreSQL too when
+``PRESIDENT_TEST_DATABASE_URL`` is set (``.ci/run`` sets it on the CI machine)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+from sqlalchemy import Engine
+
+from bootstrap import decide_here
+from databases import PG_URL, fresh, pg_url
+from services.inline import InlineScheduler
+from services.ports import UnitOfWork
+from services.store import Store
+from services.store.db import make_engine
+from services.store.reads import GameReads
+
+BACKENDS = ["sqlite"] + (["postgresql"] if PG_URL else [])
+
+
+@pytest.fixture(params=BACKENDS)
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    url = f"sqlite:///{tmp_path}/president.db" if request.param == "sqlite" else pg_url()
+    engine = fresh(make_engine(url))
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def store(db: Engine) -> Iterator[Store]:
+    """The service's storage on ``db``, as the API has it (the read side on autocommit
+    connections of its own, a process cache of its own)."""
+    store = Store(db)
+    yield store
+    store.reads.engine.dispose()
+
+
+@pytest.fixture
+def uow_factory(store: Store) -> Callable[[], UnitOfWork]:
+    return store.uow
+
+
+@pytest.fixture
+def reads(store: Store) -> GameReads:
+    return store.reads
+
+
+@pytest.fixture
+def inline(uow_factory: Callable[[], UnitOfWork]) -> InlineScheduler:
+    return InlineScheduler(uow_factory, decide_here)
