@@ -3,22 +3,12 @@ each one's default is declared)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from config.settings import setting
 
 EMBEDDED_BROKER = "sqla+sqlite:///var/broker.db"  # a worker's broker when none is set
-
-# Each field's setting and the factor from the setting's unit to the field's.
-_FROM_ENV = {
-    "ai_deadline_s": ("PRESIDENT_AI_DEADLINE_MS", 1 / 1000),
-    "ai_retries": ("PRESIDENT_AI_RETRIES", 1),
-    "retry_base_s": ("PRESIDENT_AI_RETRY_BASE_MS", 1 / 1000),
-    "sweep_every_s": ("PRESIDENT_SWEEP_EVERY_S", 1),
-    "sweep_after_s": ("PRESIDENT_SWEEP_AFTER_S", 1),
-    "broker_poll_s": ("PRESIDENT_BROKER_POLL_MS", 1 / 1000),
-}
 
 
 @dataclass(frozen=True)
@@ -35,15 +25,18 @@ class TurnSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None,
                  **changes: Any) -> TurnSettings:
-        """The settings in ``environ`` (default: the process's); ``{}``: the declared
-        defaults. ``changes`` replace fields, for tests and benchmarks."""
-        values: dict[str, Any] = {
-            field: float(setting(name, environ) or 0) * factor
-            for field, (name, factor) in _FROM_ENV.items()}
-        values["ai_retries"] = int(values["ai_retries"])
-        read = cls(broker_url=setting("CELERY_BROKER_URL", environ) or EMBEDDED_BROKER,
-                   **values)
+        """The settings in ``environ`` (default: the process's; ``{}``: the declared
+        defaults); ``changes`` replace fields, for tests and benchmarks."""
+        def number(name: str) -> float:
+            return float(setting(name, environ) or 0)
+
+        read = cls(
+            broker_url=setting("CELERY_BROKER_URL", environ) or EMBEDDED_BROKER,
+            ai_deadline_s=number("PRESIDENT_AI_DEADLINE_MS") / 1000,
+            ai_retries=int(number("PRESIDENT_AI_RETRIES")),
+            retry_base_s=number("PRESIDENT_AI_RETRY_BASE_MS") / 1000,
+            sweep_every_s=number("PRESIDENT_SWEEP_EVERY_S"),
+            sweep_after_s=number("PRESIDENT_SWEEP_AFTER_S"),
+            broker_poll_s=number("PRESIDENT_BROKER_POLL_MS") / 1000,
+        )
         return replace(read, **changes)
-
-
-assert {f.name for f in fields(TurnSettings)} == {"broker_url", "retry_cap_s", *_FROM_ENV}
