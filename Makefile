@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test run install typecheck bench clean
+.PHONY: test test-unit test-integration test-e2e lint run install typecheck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,21 +19,29 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# Every package type-checked (strict; per-library allowances in pyproject.toml).
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict engine
-	$(BIN)/mypy services
+	$(BIN)/mypy config services workers bootstrap president_cli benchmarks
 
-test: $(STAMP)
-	$(BIN)/mypy --strict engine
-	$(BIN)/mypy services
+# The layers written down in pyproject.toml ([tool.importlinter]), then the types.
+lint: $(STAMP)
+	$(BIN)/lint-imports
+	$(MAKE) typecheck
+
+test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# One layer of the suite at a time (tests/unit, tests/integration, tests/e2e).
+test-unit test-integration test-e2e: $(STAMP)
+	$(BIN)/python -m pytest -m $(@:test-%=%) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/president bench engine
 
 # The whole system on embedded defaults (SQLite, the SQL broker): API, gRPC AI worker,
 # Celery worker and beat under honcho. Ports and paths: PRESIDENT_API_PORT, PRESIDENT_AI_PORT,
-# PRESIDENT_HOST, PRESIDENT_VAR_DIR (README, Configuration).
+# PRESIDENT_HOST, PRESIDENT_VAR_DIR (docs/configuration.md).
 run: $(STAMP)
 	$(BIN)/president up
 
