@@ -1,11 +1,27 @@
-"""A ``TurnScheduler`` for tests: it plays nothing and writes down what it is told."""
+"""Fakes of the service layer's ports (``services.ports``), so that handler tests run in
+memory, without a database: a repository and unit of work that keep committed games in
+dicts (a write is checked against the version read, as the real one is), the read side
+over them, and a ``TurnScheduler`` that plays nothing and writes down what it is told."""
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from types import TracebackType
+from typing import Any, Callable, Iterator, Sequence
+
+from engine import Event, State
+from engine.state import LogEntry
+from services.domain import Game, GameSummary, PlayedFor, Waiting
+from services.ports import StoredEvent, StoredState, VersionConflict
 
 
 class Recorder:
+    """A ``TurnScheduler`` that records its calls."""
+
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
 
@@ -15,3 +31,169 @@ class Recorder:
 
     def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
         self.calls.append(("human", game_id, seat, version, timeout_s))
+
+
+@dataclass
+class _Stored:
+    game: Game  # as committed (never handed out: callers get copies)
+    created_at: datetime
+    updated_at: datetime
+    deadline: datetime | None = None
+    actions: list[str] = field(default_factory=list)
+    events: list[StoredEvent] = field(default_factory=list)
+
+
+class FakeDatabase:
+    """What is committed, shared by every unit of work made on it; ``now`` is its clock."""
+
+    def __init__(self, now: Callable[[], datetime] | None = None) -> None:
+        self.games: dict[str, _Stored] = {}
+        self.keys: dict[tuple[str, int, str], tuple[str, int]] = {}
+        self.now = now or (lambda: datetime.now(timezone.utc))
+        self.commits = 0
+
+    def uow(self) -> FakeUnitOfWork:
+        return FakeUnitOfWork(self)
+
+    def reads(self) -> FakeReads:
+        return FakeReads(self)
+
+
+class FakeRepository:
+    def __init__(self, db: FakeDatabase) -> None:
+        self._db = db
+        self.pending: list[Callable[[], None]] = []  # writes, applied on commit
+
+    def add(self, game: Game, events: Sequence[Event]) -> None:
+        now = self._db.now()
+        game.events = len(events)
+        stored = _Stored(copy.copy(game), now, now, _deadline(game, now),
+                         events=[(n, game.version, e) for n, e in enumerate(events, 1)])
+        self.pending.append(lambda: self._db.games.__setitem__(game.id, stored))
+
+    def get(self, game_id: str, at_least: int = 0) -> Game | None:
+        stored = self._db.games.get(game_id)
+        return None if stored is None else copy.copy(stored.game)
+
+    def known(self, game_id: str, version: int) -> Game | None:
+        game = self.get(game_id)
+        return game if game is not None and game.version == version else None
+
+    def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
+                     events: Sequence[Event | PlayedFor],
+                     key: tuple[int, str, str] | None = None) -> None:
+        stored = self._db.games[game.id]
+        if stored.game.version != read_version:
+            raise VersionConflict(f"game {game.id} moved on from version {read_version}")
+        first, game.events = game.events, game.events + len(events)
+        written, now = copy.copy(game), self._db.now()
+
+        def write() -> None:
+            stored.game, stored.updated_at = written, now
+            stored.deadline = _deadline(written, now)
+            stored.actions += [str(entry.action) for entry in entries]
+            stored.events += [(first + n, written.version, e) for n, e in enumerate(events, 1)]
+            if key is not None:
+                seat, name, action = key
+                self._db.keys[(game.id, seat, name)] = (action, written.version)
+
+        self.pending.append(write)
+
+    def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        return [e for e in self._db.games[game_id].events if e[0] > after][:limit]
+
+    def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
+        return [w for w, s in self._waiting(kind) if s.updated_at < since][:limit]
+
+    def overdue_humans(self, now: datetime, limit: int = 500) -> list[Waiting]:
+        return [w for w, s in self._waiting("human")
+                if s.deadline is not None and s.deadline <= now][:limit]
+
+    def _waiting(self, kind: str) -> list[tuple[Waiting, _Stored]]:
+        found = []
+        for stored in sorted(self._db.games.values(), key=lambda s: s.updated_at):
+            seat = stored.game.seat_to_act
+            if seat is not None and seat.kind == kind:
+                found.append((Waiting(stored.game.id, stored.game.version, seat.seat,
+                                      seat.engine), stored))
+        return found
+
+    def turn_deadline(self, game_id: str) -> datetime | None:
+        return self._db.games[game_id].deadline
+
+    def actions(self, game_id: str) -> list[str]:
+        return list(self._db.games[game_id].actions)
+
+    def stored_state(self, game_id: str) -> StoredState | None:
+        stored = self._db.games.get(game_id)
+        return None if stored is None else StoredState(stored.game.version, stored.game.state)
+
+    def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
+        return self._db.keys.get((game_id, seat, key))
+
+    def page(self, status: str | None, limit: int,
+             before: tuple[datetime, str] | None) -> list[GameSummary]:
+        games = sorted(self._db.games.values(), key=lambda s: (s.created_at, s.game.id),
+                       reverse=True)
+        return [GameSummary(s.game.id, s.game.status, s.game.preset, s.game.version,
+                            s.created_at, s.game.seats) for s in games
+                if (status is None or s.game.status == status)
+                and (before is None or (s.created_at, s.game.id) < before)][:limit]
+
+    def ids(self) -> list[str]:
+        return [s.game.id for s in sorted(self._db.games.values(), key=lambda s: s.created_at)]
+
+
+class FakeUnitOfWork:
+    """Writes wait for ``commit``; leaving the block without it drops them."""
+
+    def __init__(self, db: FakeDatabase) -> None:
+        self._db = db
+        self.games = FakeRepository(db)
+
+    def __enter__(self) -> FakeUnitOfWork:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.rollback()
+
+    def commit(self) -> None:
+        for write in self.games.pending:
+            write()
+        self.games.pending.clear()
+        self._db.commits += 1
+
+    def rollback(self) -> None:
+        self.games.pending.clear()
+
+
+class FakeReads:
+    def __init__(self, db: FakeDatabase) -> None:
+        self._repository = FakeRepository(db)
+        self.waits: list[float] = []
+
+    def get(self, game_id: str, at_least: int = 0) -> Game | None:
+        return self._repository.get(game_id, at_least)
+
+    def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        return self._repository.events_after(game_id, after, limit)
+
+    @contextmanager
+    def watching(self, game_id: str) -> Iterator[Callable[[float], None]]:
+        def wait(at_most_s: float) -> None:  # no move comes while a handler waits here
+            self.waits.append(at_most_s)
+            time.sleep(min(at_most_s, 0.01))
+
+        yield wait
+
+
+def _deadline(game: Game, moved_at: datetime) -> datetime | None:
+    seat = game.seat_to_act
+    if seat is None or seat.kind != "human" or game.turn_timeout_ms is None:
+        return None
+    return moved_at + timedelta(milliseconds=game.turn_timeout_ms)
+
+
+def state_of(db: FakeDatabase, game_id: str) -> State:
+    return db.games[game_id].game.state
