@@ -9,6 +9,7 @@ same folder stop at once with a clear message instead of sharing its files.
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import os
 import signal
@@ -21,6 +22,7 @@ from honcho.environ import parse_procfile
 from honcho.manager import Manager
 
 from config.settings import setting
+from workers.ai import LEVELS
 
 PROCFILE = Path(__file__).with_name("Procfile")
 
@@ -40,8 +42,7 @@ class Layout:
         defaults = {
             "DATABASE_URL": f"sqlite:///{var}/president.db",
             "CELERY_BROKER_URL": f"sqla+sqlite:///{var}/broker.db",
-            "PRESIDENT_AI_ENGINES": ",".join(f"{level}={target}" for level in
-                                             ("easy", "normal", "hard", "expert")),
+            "PRESIDENT_AI_ENGINES": ",".join(f"{level}={target}" for level in LEVELS),
         }
         given = {name: value for name, value in os.environ.items() if value}
         bin_dir = str(Path(sys.executable).parent)  # `president` of this installation
@@ -119,3 +120,17 @@ def layout_from_settings(host: str | None, api_port: int | None, ai_port: int | 
                   api_port or int(setting("PRESIDENT_API_PORT") or 8000),
                   ai_port or int(setting("PRESIDENT_AI_PORT") or 50051),
                   Path(var_dir or setting("PRESIDENT_VAR_DIR") or "var"))
+
+
+def _up(args: argparse.Namespace) -> int:
+    return up(layout_from_settings(args.host, args.api_port, args.ai_port, args.var_dir))
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = sub.add_parser("up", help="the whole system on this machine (what `make run` runs)")
+    run.add_argument("--host", help="default: PRESIDENT_HOST, else 127.0.0.1")
+    run.add_argument("--api-port", type=int, help="default: PRESIDENT_API_PORT, else 8000")
+    run.add_argument("--ai-port", type=int, help="default: PRESIDENT_AI_PORT, else 50051")
+    run.add_argument("--var-dir", help="SQLite files, beat's schedule, the lock; default: "
+                     "PRESIDENT_VAR_DIR, else var")
+    run.set_defaults(func=_up)

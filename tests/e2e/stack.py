@@ -1,4 +1,4 @@
-"""``Stack``: the whole system as real processes (``president_cli.cluster.Cluster``),
+"""``Stack``: the whole system as real processes (``benchmarks.cluster.Cluster``),
 plus what a test asks of it through the API and the database."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import requests
 from databases import PG_URL, fresh, pg_url
 
 from engine import parse_action
-from president_cli.cluster import Backend, Cluster
+from benchmarks.cluster import Backend, Cluster
 from sqlalchemy import select
 
 import bootstrap

@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from president.ai.v1 import ai_pb2_grpc
-from president_cli import bench_ai
+from benchmarks import ai as bench_ai
 from rpchelpers import (
     choice_views, cmdline, cpu_seconds, sockets_by_process, tcp_sockets, worker_children,
     worker_process,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import requests
 
-from president_cli.cluster import free_port
+from benchmarks.cluster import free_port
 
 SEATS = [{"kind": "ai", "engine": level} for level in ("easy", "normal", "easy", "easy")]
 

@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from president_cli.cluster import Backend, Cluster
+from benchmarks.cluster import Backend, Cluster
 from services.store.db import make_engine, upgrade
 from test_play_page import play_one_move, start_from_the_form
 

@@ -70,7 +70,7 @@ def test_bench_api_json_compares_the_service_with_a_bare_endpoint(
     if load_generator == "wrk" and not shutil.which("wrk"):
         pytest.skip("wrk is not installed")
     if load_generator == "python threads":  # as on a machine without wrk
-        monkeypatch.setattr("president_cli.bench_api.shutil.which", lambda name: None)
+        monkeypatch.setattr("benchmarks.api.shutil.which", lambda name: None)
     assert main(["bench", "api", "--seconds", "0.3", "--clients", "2", "--rounds", "2",
                  "--workers", "1", *shape, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
@@ -100,7 +100,7 @@ def test_the_api_master_imports_no_database_driver() -> None:
     chooses how it waits for the server when it is imported: imported in the master
     (before any patch) it would block a worker's whole event loop on every query."""
     code = ("import sys; from president_cli.main import build_parser; build_parser(); "
-            "import services.api.serve, president_cli.bench_gunicorn; "
+            "import services.api.serve, benchmarks.gunicorn_hooks; "
             "print(sorted(m for m in ('psycopg', 'sqlalchemy', 'services.api.app') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -112,7 +112,7 @@ def test_api_workers_freeze_what_they_loaded_and_the_bench_does_the_same_to_both
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import gc
 
-    from president_cli import bench_gunicorn
+    from benchmarks import gunicorn_hooks
     from services.api.serve import options, out_of_the_collectors_sight
 
     deployed = options("127.0.0.1", 8000, 2, "gevent", 8)
@@ -122,7 +122,7 @@ def test_api_workers_freeze_what_they_loaded_and_the_bench_does_the_same_to_both
     monkeypatch.setenv("PRESIDENT_BENCH_READY_DIR", str(tmp_path))
     try:
         gc.unfreeze()
-        bench_gunicorn.post_worker_init(type("Worker", (), {"pid": 4242})())
+        gunicorn_hooks.post_worker_init(type("Worker", (), {"pid": 4242})())
         assert gc.get_freeze_count() > 0  # the objects alive then are left out of collections
     finally:
         gc.unfreeze()

@@ -21,7 +21,8 @@ from typing import Any, Iterable, Iterator
 import pytest
 import yaml
 
-from president_cli.main import API_THREADS, API_WORKER_CLASS, API_WORKERS, build_parser
+from president_cli.main import build_parser
+from services.api.serve import API_THREADS, API_WORKER_CLASS, API_WORKERS
 from config.settings import SETTINGS
 from workers.turns.app import QUEUES
 

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from president_cli.bench_ai import wait_serving
+from benchmarks.ai import wait_serving
+from workers.ai import LEVELS
 
+# The `president` command of this installation, as a process (benchmarks never import it).
 PRESIDENT = [sys.executable, "-m", "president_cli.main"]
 
 
@@ -75,8 +77,7 @@ class Cluster:
         target = f"127.0.0.1:{self.grpc_port}"
         return {**os.environ, "DATABASE_URL": self.backend.database_url,
                 "CELERY_BROKER_URL": self.backend.broker_url,
-                "PRESIDENT_AI_ENGINES": ",".join(f"{level}={target}" for level in
-                                                 ("easy", "normal", "hard", "expert")),
+                "PRESIDENT_AI_ENGINES": ",".join(f"{level}={target}" for level in LEVELS),
                 "PRESIDENT_SWEEP_EVERY_S": "1", "PRESIDENT_SWEEP_AFTER_S": "3",
                 "PRESIDENT_AI_RETRY_BASE_MS": "100", "PYTHONUNBUFFERED": "1",
                 **self.settings}

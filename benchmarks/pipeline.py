@@ -1,6 +1,6 @@
 """``president bench pipeline``: AI turns through Celery and gRPC, end to end.
 
-Real processes (``president_cli.cluster``): a gRPC AI worker, Celery workers, and this
+Real processes (``benchmarks.cluster``): a gRPC AI worker, Celery workers, and this
 process creating all-Easy games through the service layer, as the API does.
 
 - Turn latency, enqueue to applied: games played one at a time; a turn is the time from
@@ -20,9 +20,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from president_cli.cluster import Backend, Cluster
-from services.commands import CreateGame, SeatSpec
 import bootstrap
+from benchmarks.cluster import Backend, Cluster
+from services.commands import CreateGame, SeatSpec
 from services.container import Container
 from services.handlers.games import create_game
 from services.store import Store

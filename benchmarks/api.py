@@ -2,7 +2,7 @@
 Flask "hello" endpoint served the same way in the same run.
 
 Both apps run under gunicorn, served the same way: by default as deploy/ runs the API
-(``president_cli.main.API_WORKERS`` gevent workers; ``--workers``, ``--worker-class``
+(``services.api.serve.API_WORKERS`` gevent workers; ``--workers``, ``--worker-class``
 and, for gthread, ``--threads`` change it). Keep-alive connections then, for a fixed
 time each:
 
@@ -46,7 +46,7 @@ from sqlalchemy import make_url
 
 from engine import Rules, apply, new_series
 from engine.game import generate
-from president_cli.main import API_THREADS, API_WORKER_CLASS, API_WORKERS
+from services.api.serve import API_THREADS, API_WORKER_CLASS, API_WORKERS
 from services.store.db import in_schema, make_engine, recreate
 
 HUMANS = [{"kind": "human"}] * 4
@@ -87,7 +87,7 @@ def gunicorn(app: str, port: int, env: dict[str, str], connections: int,
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
              *shape.options(), "--worker-connections", str(share), "--log-level", "warning",
-             "-c", "python:president_cli.bench_gunicorn"],
+             "-c", "python:benchmarks.gunicorn_hooks"],
             env={**os.environ, **env, "PRESIDENT_BENCH_READY_DIR": ready})
         try:
             _wait_up(port)
@@ -216,7 +216,7 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     env = {"DATABASE_URL": url}
     use_wrk = shutil.which("wrk") is not None
     shape = Shape(workers, worker_class, threads)
-    with gunicorn("president_cli.hello_app:app", port + 1, env, clients, shape) as hello_server, \
+    with gunicorn("benchmarks.hello_app:app", port + 1, env, clients, shape) as hello_server, \
             gunicorn("bootstrap:api_app()", port, env, clients, shape) as api_server:
         tables = _create_games(port, games)
         servers = {"hello": hello_server, "hello_db": hello_server, "view": api_server,

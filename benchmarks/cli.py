@@ -1,0 +1,94 @@
+"""``president bench engine|ai|api|pipeline``: the ``bench`` command's parser, which
+``president_cli.main`` adds to its own. Each benchmark's module is imported when it runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, Callable
+
+from services.api.serve import API_THREADS, API_WORKER_CLASS, API_WORKER_CLASSES, API_WORKERS
+
+
+def _print(report: dict[str, Any], as_json: bool,
+           formatted: Callable[[dict[str, Any]], str]) -> int:
+    print(json.dumps(report, indent=2) if as_json else formatted(report))
+    return 0
+
+
+def _engine(args: argparse.Namespace) -> int:
+    from benchmarks.engine import bench_engine, format_engine
+
+    report = bench_engine(seconds=args.seconds, seed=args.seed)
+    return _print(report, args.json, format_engine)
+
+
+def _ai(args: argparse.Namespace) -> int:
+    from benchmarks.ai import bench_ai, format_ai
+
+    report = bench_ai(views=args.views, seconds=args.seconds, processes=args.processes)
+    return _print(report, args.json, format_ai)
+
+
+def _api(args: argparse.Namespace) -> int:
+    from benchmarks.api import bench_api, format_api
+
+    report = bench_api(args.database_url, seconds=args.seconds, clients=args.clients,
+                       rounds=args.rounds, workers=args.workers,
+                       worker_class=args.worker_class, threads=args.threads)
+    return _print(report, args.json, format_api)
+
+
+def _pipeline(args: argparse.Namespace) -> int:
+    from benchmarks.pipeline import bench_pipeline, format_pipeline
+
+    report = bench_pipeline(args.database_url, args.redis_url, games=args.games,
+                            rounds=args.rounds, load_games=args.load_games)
+    return _print(report, args.json, format_pipeline)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``bench`` and its targets to ``sub``, the ``president`` command's subparsers."""
+    bench = sub.add_parser("bench", help="benchmarks that print figures")
+    bench_sub = bench.add_subparsers(dest="target", required=True)
+
+    engine = bench_sub.add_parser("engine", help="random legal rounds per ruleset, one core")
+    engine.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per ruleset")
+    engine.add_argument("--seed", type=int, default=1)
+    engine.add_argument("--json", action="store_true", help="print JSON")
+    engine.set_defaults(func=_engine)
+
+    ai = bench_sub.add_parser("ai", help="gRPC Decide latency per level and throughput")
+    ai.add_argument("--views", type=int, default=200, help="real game views per level")
+    ai.add_argument("--seconds", type=float, default=5.0, help="per throughput measurement")
+    ai.add_argument("--processes", type=int, default=2, help="N for the N-process throughput")
+    ai.add_argument("--json", action="store_true", help="print JSON")
+    ai.set_defaults(func=_ai)
+
+    api = bench_sub.add_parser("api", help="REST service vs a bare Flask endpoint")
+    api.add_argument("--database-url", default=None,
+                     help="a SQLAlchemy URL; default: a temporary SQLite file")
+    api.add_argument("--seconds", type=float, default=5.0, help="per measurement")
+    api.add_argument("--rounds", type=int, default=3,
+                     help="rounds of hello, view, action (with wrk; medians)")
+    api.add_argument("--clients", type=int, default=32,
+                     help="keep-alive connections (client threads without wrk)")
+    api.add_argument("--workers", type=int, default=API_WORKERS,
+                     help="gunicorn workers, for both apps")
+    api.add_argument("--worker-class", choices=API_WORKER_CLASSES,
+                     default=API_WORKER_CLASS, help="gunicorn's, for both apps")
+    api.add_argument("--threads", type=int, default=API_THREADS,
+                     help="threads per worker (gthread), for both apps")
+    api.add_argument("--json", action="store_true", help="print JSON")
+    api.set_defaults(func=_api)
+
+    pipe = bench_sub.add_parser("pipeline", help="AI turns through Celery + gRPC, end to end")
+    pipe.add_argument("--database-url", help="the database beside Redis (a PostgreSQL URL "
+                      "gets a schema bench_pipeline of its own); default: a temporary SQLite")
+    pipe.add_argument("--redis-url", default="redis://127.0.0.1:6379/15",
+                      help="a Redis database the benchmark may empty")
+    pipe.add_argument("--games", type=int, default=5, help="games played one at a time")
+    pipe.add_argument("--rounds", type=int, default=2, help="rounds per game")
+    pipe.add_argument("--load-games", type=int, default=16, help="games at once, throughput")
+    pipe.add_argument("--json", action="store_true", help="print JSON")
+    pipe.set_defaults(func=_pipeline)
