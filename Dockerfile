@@ -18,8 +18,11 @@ WORKDIR /src
 # files stay out of the image.
 COPY pyproject.toml README.md ./
 COPY engine/ engine/
+COPY config/ config/
+COPY bootstrap/ bootstrap/
 COPY services/ services/
 COPY workers/ workers/
+COPY benchmarks/ benchmarks/
 COPY president_cli/ president_cli/
 COPY generated/ generated/
 RUN pip install --no-cache-dir .
