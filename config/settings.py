@@ -1,8 +1,8 @@
 """Every setting the system reads from its environment, in one table.
 
 Code reads a setting through ``setting(NAME)`` only, so this table is complete by
-construction (a name not declared here raises ``KeyError``); the README's configuration
-table and the deploy files are checked against it by tests.
+construction (a name not declared here raises ``KeyError``); docs/configuration.md and
+the deploy files are checked against it by tests.
 """
 
 from __future__ import annotations

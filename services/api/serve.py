@@ -30,9 +30,9 @@ API_WORKER_CLASSES = ("gevent", "gthread")
 def out_of_the_collectors_sight(worker: Any = None) -> None:
     """gunicorn's ``post_worker_init``: what a worker holds once it has loaded the app
     (modules, the app, its settings) lives as long as the worker, so the cyclic garbage
-    collector stops walking it (``gc.freeze``). An action allocates enough to set off
-    collections, and the older generations' walks over all of it cost the API about
-    4% of its CPU per action here; a bare endpoint is unchanged (README, Performance)."""
+    collector stops walking it (``gc.freeze``): an action allocates enough to set off
+    collections, and their walks over all of it cost measurable CPU
+    (docs/performance.md)."""
     gc.collect()
     gc.freeze()
 

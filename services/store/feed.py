@@ -1,29 +1,10 @@
-"""The change feed: every move on PostgreSQL announces itself at commit (``NOTIFY``, in the
-same statement as the move: ``moves.MOVES``), and each process listens.
-
-A process keeps the newest state it has seen of each game (``states.GameStates``). Without the
-feed it must ask the database, on every read, whether that state is still the newest:
-one round trip, which on a small machine costs a request as much CPU as everything else
-it does. With the feed it knows: PostgreSQL sends a move's notice to every listener when
-the move commits, in commit order, so a state no notice has overtaken is the newest, and
-the read needs no database at all. A notice also carries the move's actions, so a process
-brings the states it holds up to date by itself, whichever process made the move.
-
-What this gives up, and why it is safe:
-- A move made through another process shows in this process's reads once its notice has
-  been taken in: on one host, well under a millisecond after the commit when the process
-  is idle (a client's next request takes longer than that to arrive), a few milliseconds
-  when it is busy (the feed's thread waits its turn for the interpreter). A client that
-  acts gets the new view in the answer itself; a request made against a version
-  (``at_least``) never gets an older one.
-- Moves never rely on it: every write is conditional on the version it was made against
-  (``moves.MOVES``), so a move made on a state that was not the newest gets 409.
-- Whenever the feed cannot vouch for a state, the read goes to the database as before:
-  before the listener is connected, while it reconnects (every state seen before the
-  break is distrusted), and for a state read before a notice it may have missed.
-
-SQLite has no notifications: there, every read asks the database.
-"""
+"""The change feed: each move on PostgreSQL announces itself at commit (``NOTIFY``, in the
+move's own statement), and each process listens, so a read can trust the state it holds
+without asking the database, and bring it up to date from the notice's actions. Whenever
+the feed cannot vouch for a state (not connected yet, reconnecting, a notice missed), the
+read goes to the database; moves never rely on it (each write checks its version).
+SQLite has no notifications: there every read asks the database. Why and what it costs:
+docs/storage.md."""
 
 from __future__ import annotations
 

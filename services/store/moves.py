@@ -1,23 +1,9 @@
-"""Moves on PostgreSQL, written in one statement: the version-checked update of each
-game row, the new log entries, the new events and the Idempotency-Keys, in
-data-modifying CTEs.
-
-The same statement announces each move on the change feed (``feed.py``): PostgreSQL
-delivers the notices when the moves commit, and only if they do.
-
-One statement is atomic by itself, so it runs in autocommit mode: one round trip where
-the same work as separate statements in a transaction takes six (BEGIN, the read, the
-update, two inserts, COMMIT). The inserts select from the update's RETURNING, so a game
-that another writer moved on first (its row not updated) gets nothing written.
-
-Moves that concurrent requests of one process make at the same moment go in the same
-statement (``MoveBatches``, group commit): one round trip and one commit for all of
-them, where the database's CPU per move falls by half or more. Each move is still
-checked against its own game's version, so a batch may apply some moves and not others.
-
-Other databases take the unit of work's transaction instead
-(``GameRepository._move_in_transaction``); the same tests run on both.
-"""
+"""Moves on PostgreSQL in one statement: the version-checked update of each game row, its
+new log entries, events and Idempotency-Keys, and its change-feed notice, as
+data-modifying CTEs. Atomic by itself, it runs in autocommit mode: one round trip.
+Concurrent moves of one process share a statement (``MoveBatches``, group commit), each
+still checked against its own game's version. Other databases take the unit of work's
+transaction (``SqlGameRepository._move_in_transaction``). Details: docs/storage.md."""
 
 from __future__ import annotations
 
