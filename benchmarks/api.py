@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterator, NamedTuple
 
 from sqlalchemy import make_url
 
+from benchmarks.ports import bound_socket
 from engine import Rules, apply, new_series
 from engine.game import generate
 from services.api.serve import API_THREADS, API_WORKER_CLASS, API_WORKERS
@@ -69,10 +70,19 @@ class Shape(NamedTuple):
         return f"gunicorn {self.worker_class}, {self.workers} workers{threads}"
 
 
+class Server(NamedTuple):
+    """An app under gunicorn: the master's pid, and the loopback port it serves."""
+
+    pid: int
+    port: int
+
+
 @contextmanager
-def gunicorn(app: str, port: int, env: dict[str, str], connections: int,
-             shape: Shape) -> Iterator[int]:
-    """``app`` under gunicorn, once every worker has loaded it; yields the master's pid.
+def gunicorn(app: str, env: dict[str, str], connections: int,
+             shape: Shape) -> Iterator[Server]:
+    """``app`` under gunicorn, once every worker has loaded it, on a port the OS chose:
+    gunicorn inherits the socket, already bound (``--bind fd://N``), so no other process
+    can take the port in between.
 
     Each worker takes at most its share of the load's ``connections``
     (``--worker-connections``): left alone, whichever worker wakes first accepts most of a
@@ -83,16 +93,20 @@ def gunicorn(app: str, port: int, env: dict[str, str], connections: int,
     connection here; with many more threads than a worker's share of connections, most
     would.)"""
     share = -(-connections // shape.workers) + 1  # (+1: the bench's own setup connection)
-    with tempfile.TemporaryDirectory(prefix="president-bench-ready-") as ready:
+    with tempfile.TemporaryDirectory(prefix="president-bench-ready-") as ready, \
+            bound_socket() as sock:
+        port = int(sock.getsockname()[1])
         proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
+            [sys.executable, "-m", "gunicorn", app, "--bind", f"fd://{sock.fileno()}",
              *shape.options(), "--worker-connections", str(share), "--log-level", "warning",
              "-c", "python:benchmarks.gunicorn_hooks"],
-            env={**os.environ, **env, "PRESIDENT_BENCH_READY_DIR": ready})
+            env={**os.environ, **env, "PRESIDENT_BENCH_READY_DIR": ready},
+            pass_fds=(sock.fileno(),))
+        sock.close()  # gunicorn holds it now
         try:
             _wait_up(port)
             _wait_for(lambda: len(os.listdir(ready)) >= shape.workers, "gunicorn's workers")
-            yield proc.pid
+            yield Server(proc.pid, port)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
@@ -201,13 +215,13 @@ def _timed(conn: http.client.HTTPConnection, method: str, path: str,
 
 
 def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
-              games: int = 128, port: int = 18080, rounds: int = 3,
+              games: int = 128, rounds: int = 3,
               workers: int = API_WORKERS, worker_class: str = API_WORKER_CLASS,
               threads: int = API_THREADS) -> dict[str, Any]:
     """Hello, view and action figures: with wrk, ``rounds`` rounds of the three in turn
     and the median of each figure (two gunicorn workers share the connections unevenly
     from one run to the next, so one run alone can be far off); without wrk, one
-    round with Python client threads."""
+    round with Python client threads. Each app gets a free port from the OS."""
     tmp = tempfile.mkdtemp(prefix="president-bench-")
     url = database_url or f"sqlite:///{tmp}/bench.db"
     if make_url(url).get_backend_name() == "postgresql":  # tables of its own, from scratch
@@ -216,16 +230,18 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     env = {"DATABASE_URL": url}
     use_wrk = shutil.which("wrk") is not None
     shape = Shape(workers, worker_class, threads)
-    with gunicorn("benchmarks.hello_app:app", port + 1, env, clients, shape) as hello_server, \
-            gunicorn("bootstrap:api_app()", port, env, clients, shape) as api_server:
+    with gunicorn("benchmarks.hello_app:app", env, clients, shape) as hello_server, \
+            gunicorn("bootstrap:api_app()", env, clients, shape) as api_server:
+        port, hello_port = api_server.port, hello_server.port
         tables = _create_games(port, games)
-        servers = {"hello": hello_server, "hello_db": hello_server, "view": api_server,
-                   "action": api_server}
+        servers = {"hello": hello_server.pid, "hello_db": hello_server.pid,
+                   "view": api_server.pid, "action": api_server.pid}
         if use_wrk:
-            runs, check = _wrk_rounds(port, tables, clients, seconds, rounds, servers,
-                                      lambda: _vacuum(url))
+            runs, check = _wrk_rounds(port, hello_port, tables, clients, seconds, rounds,
+                                      servers, lambda: _vacuum(url))
         else:
-            runs, check = _python_round(port, tables, clients, seconds, servers), None
+            runs = _python_round(port, hello_port, tables, clients, seconds, servers)
+            check = None
     hello, view, action = (_median(runs[name]) for name in ("hello", "view", "action"))
     hello_db = _median(runs["hello_db"]) if runs.get("hello_db") else None
     return {
@@ -296,15 +312,17 @@ def _next_action(state: Any) -> Any:
     return next((a for a in legal if a), legal[0])  # a play when there is one
 
 
-def _python_round(port: int, tables: list[Table], clients: int, seconds: float,
-                  servers: dict[str, int]) -> dict[str, list[dict[str, float]]]:
+def _python_round(port: int, hello_port: int, tables: list[Table], clients: int,
+                  seconds: float, servers: dict[str, int]
+                  ) -> dict[str, list[dict[str, float]]]:
     def measured(name: str, step: Callable[[http.client.HTTPConnection, random.Random, int],
                                            float | None], to: int = port) -> dict[str, float]:
         before = _cpu(servers[name])
         figures = _load(to, clients, seconds, step)
         return _per_request(figures, before, _cpu(servers[name]))
 
-    hello = measured("hello", lambda conn, rng, k: _timed(conn, "GET", "/hello")[0], port + 1)
+    hello = measured("hello", lambda conn, rng, k: _timed(conn, "GET", "/hello")[0],
+                     hello_port)
     actors = _actors(port, tables)
 
     def view_step(conn: http.client.HTTPConnection, rng: random.Random, k: int) -> float:
@@ -341,8 +359,8 @@ def _python_round(port: int, tables: list[Table], clients: int, seconds: float,
 ACTIONS_PER_S_CEILING = 3000
 
 
-def _wrk_rounds(port: int, tables: list[Table], clients: int, seconds: float, rounds: int,
-                servers: dict[str, int], tidy: Callable[[], None]
+def _wrk_rounds(port: int, hello_port: int, tables: list[Table], clients: int,
+                seconds: float, rounds: int, servers: dict[str, int], tidy: Callable[[], None]
                 ) -> tuple[dict[str, list[dict[str, float]]], dict[str, int]]:
     actors = _actors(port, tables)
     views = [(f"/v1/games/{g}", actors[g]) for g, _ in tables]
@@ -357,7 +375,7 @@ def _wrk_rounds(port: int, tables: list[Table], clients: int, seconds: float, ro
         tidy()
         for name, path in (("hello", "/hello"), ("hello_db", "/hello/db")):
             before = _cpu(servers[name])
-            figures = wrk_reads(port + 1, [(path, None)], clients, seconds)
+            figures = wrk_reads(hello_port, [(path, None)], clients, seconds)
             runs[name].append(_per_request(figures, before, _cpu(servers[name])))
         before = _cpu(servers["view"])
         view = wrk_reads(port, views, clients, seconds)

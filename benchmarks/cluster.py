@@ -21,16 +21,11 @@ from pathlib import Path
 from typing import Callable
 
 from benchmarks.ai import wait_serving
+from benchmarks.ports import free_port, reserved_port
 from workers.ai import LEVELS
 
 # The `president` command of this installation, as a process (benchmarks never import it).
 PRESIDENT = [sys.executable, "-m", "president_cli.main"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass(frozen=True)
@@ -68,9 +63,15 @@ class Cluster:
     backend: Backend
     workdir: Path
     settings: dict[str, str] = field(default_factory=dict)  # extra environment
-    grpc_port: int = field(default_factory=free_port)
     procs: list[Proc] = field(default_factory=list)
     api_urls: list[str] = field(default_factory=list)
+    # The AI workers' port, held from start to close: a worker killed and started again
+    # finds it free.
+    _grpc_hold: socket.socket = field(default_factory=reserved_port, repr=False)
+
+    @property
+    def grpc_port(self) -> int:
+        return int(self._grpc_hold.getsockname()[1])
 
     @property
     def env(self) -> dict[str, str]:
@@ -141,4 +142,5 @@ class Cluster:
         for proc in reversed(self.procs):
             if proc.popen.poll() is None:
                 proc.kill(signal.SIGTERM)
+        self._grpc_hold.close()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import requests
 
-from benchmarks.cluster import free_port
+from benchmarks.ports import free_port
 
 SEATS = [{"kind": "ai", "engine": level} for level in ("easy", "normal", "easy", "easy")]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import socket
 import threading
 from pathlib import Path
 from types import ModuleType
@@ -19,6 +18,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from benchmarks.ports import free_port
 from engine import Give, Phase, Rules, View, cards_of, observe
 from engine.determinize import hidden_cards
 from president.ai.v1 import ai_pb2 as pb
@@ -485,14 +485,8 @@ def test_an_unknown_engine_is_refused_without_dialling(monkeypatch: pytest.Monke
     assert isinstance(raised.value, ValueError) and isinstance(raised.value, AiError)
 
 
-def closed_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_an_unreachable_engine_is_unavailable() -> None:
-    with AiClient({"easy": f"127.0.0.1:{closed_port()}"}) as c:
+    with AiClient({"easy": f"127.0.0.1:{free_port()}"}) as c:
         with pytest.raises(AiUnavailable) as raised:
             c.decide(VIEWS[0], "easy", timeout_s=2)
     assert raised.value.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
@@ -564,7 +558,7 @@ def test_the_example_bot_answers_legal_actions_through_the_client() -> None:
 
 
 def test_the_example_bot_serves_on_its_own_port() -> None:
-    port = closed_port()
+    port = free_port()
     server = BOT.serve(port)
     try:
         with AiClient({"greedy": f"127.0.0.1:{port}"}) as c:
