@@ -40,7 +40,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from sqlalchemy import make_url
 
@@ -531,17 +531,23 @@ def _run_wrk(port: int, script: str, args: list[str], connections: int,
     units = {"us": 0.001, "ms": 1.0, "s": 1000.0}
     latency = {q: float(v) * units[u] for q, v, u in
                re.findall(r"^\s+(50|99)(?:\.0+)?%\s+([\d.]+)(us|ms|s)$", out, re.M)}
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    done = float(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    rps, done = _figure(r"Requests/sec:\s+([\d.]+)", out), _figure(r"(\d+) requests in", out)
     return {"rps": rps, "p50_ms": latency.get("50", 0.0), "p99_ms": latency.get("99", 0.0),
             "requests": done}, out
+
+
+def _figure(pattern: str, out: str) -> float:
+    found = re.search(pattern, out)
+    if found is None:
+        raise RuntimeError(f"wrk printed no {pattern!r}:\n{_brief(out)}")
+    return float(found.group(1))
 
 
 def _brief(out: str) -> str:
     return re.sub(r"^actions-game .*\n", "", out, flags=re.M)  # not a line per game
 
 
-def wrk_reads(port: int, targets: list[tuple[str, str | None]], connections: int,
+def wrk_reads(port: int, targets: Sequence[tuple[str, str | None]], connections: int,
               seconds: float) -> dict[str, float]:
     """GET the (path, token) targets in turn with wrk: requests/s, p50, p99."""
     args = [x for path, token in targets for x in (path, token or "-")]

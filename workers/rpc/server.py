@@ -23,6 +23,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from engine.observe import View
 from engine.plays import Action
 from president.ai.v1 import ai_pb2, ai_pb2_grpc
 from config.logs import configure_logging
@@ -57,7 +58,7 @@ def fit_to_deadline(level: str, budget: Budget | None, remaining_s: float | None
     return Budget(simulations=base.simulations, milliseconds=limit)
 
 
-class AiServicer(ai_pb2_grpc.AiServiceServicer):
+class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # generated, untyped
     """Converts, checks, delegates to ``workers.ai.decide``. Never trusts the request."""
 
     def Decide(self, request: ai_pb2.DecideRequest,
@@ -83,10 +84,10 @@ class AiServicer(ai_pb2_grpc.AiServiceServicer):
         return response_to_proto(action)
 
     @staticmethod
-    def _decide(view: object, level: str, seed: int, budget: Budget | None,
+    def _decide(view: View, level: str, seed: int, budget: Budget | None,
                 context: grpc.ServicerContext) -> Action:
         try:
-            return decide(view, level, seed=seed, budget=budget)  # type: ignore[arg-type]
+            return decide(view, level, seed=seed, budget=budget)
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except Exception:  # a bug must not take the worker down with it
