@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 
 class Role(str, Enum):
@@ -55,6 +56,13 @@ class RoundResult:
     points: tuple[int, ...]  # per seat: N for the first place down to 1
     penalized: tuple[int, ...]  # seats that went out on the strongest rank (no_finish_on_two)
     exchanges: tuple[Exchange, ...]  # the exchanges made before this round
+
+    def to_dict(self) -> dict[str, Any]:
+        """Its canonical JSON form, the exchanges left to the caller (stored whole, shown
+        only as far as the reader may see them)."""
+        return {"round": self.round_no, "went_out": list(self.went_out),
+                "ranking": list(self.ranking), "roles": [x.value for x in self.roles],
+                "points": list(self.points), "penalized": list(self.penalized)}
 
 
 class Termination(str, Enum):

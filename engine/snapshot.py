@@ -35,9 +35,7 @@ def _exchange_from(data: list[Any]) -> Exchange:
 
 
 def _result_to(r: RoundResult) -> dict[str, Any]:
-    return {"round": r.round_no, "went_out": list(r.went_out), "ranking": list(r.ranking),
-            "roles": [x.value for x in r.roles], "points": list(r.points),
-            "penalized": list(r.penalized), "exchanges": [_exchange_to(e) for e in r.exchanges]}
+    return {**r.to_dict(), "exchanges": [_exchange_to(e) for e in r.exchanges]}
 
 
 def _result_from(d: dict[str, Any]) -> RoundResult:

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Response
 
 from engine import (
-    PRESETS, ExchangeView, Outcome, RoundResult, Rules, View, cards_of, describe_options,
+    PRESETS, ExchangeView, Outcome, Rules, View, cards_of, describe_options,
 )
 from engine.snapshot import event_to_dict
 from services.domain import GameSummary, PlayedFor
@@ -20,12 +20,6 @@ from services.versioned import VersionedCache
 def _exchange(e: ExchangeView) -> dict[str, Any]:
     return {"giver": e.giver, "receiver": e.receiver, "count": e.count, "automatic": e.automatic,
             "cards": None if e.cards is None else [str(c) for c in e.cards]}
-
-
-def _result(r: RoundResult) -> dict[str, Any]:
-    return {"round": r.round_no, "went_out": list(r.went_out), "ranking": list(r.ranking),
-            "roles": [x.value for x in r.roles], "points": list(r.points),
-            "penalized": list(r.penalized)}
 
 
 def _outcome(o: Outcome | None) -> dict[str, Any] | None:
@@ -46,7 +40,7 @@ def view_json(v: View) -> dict[str, Any]:
         "scores": list(v.scores), "leader": v.leader,
         "pending": [{"giver": g, "receiver": r, "count": c} for g, r, c in v.pending],
         "exchanges": [_exchange(e) for e in v.exchanges],
-        "results": [_result(r) for r in v.results],
+        "results": [r.to_dict() for r in v.results],
         "legal_actions": [str(a) for a in v.legal_actions], "outcome": _outcome(v.outcome),
     }
 
@@ -82,7 +76,7 @@ def rounds_json(view: View) -> list[dict[str, Any]]:
     for h in view.history:
         actions.setdefault(h.round_no, []).append(
             {"seat": h.seat, "action": None if h.action is None else str(h.action)})
-    return [{**_result(r),
+    return [{**r.to_dict(),
              "exchanges": [{"giver": e.giver, "receiver": e.receiver,
                             "cards": [str(c) for c in cards_of(e.mask)],
                             "automatic": e.automatic} for e in r.exchanges],
