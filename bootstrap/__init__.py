@@ -11,7 +11,7 @@ from __future__ import annotations
 from apiflask import APIFlask
 from celery import Celery
 
-from config.settings import setting
+from config.settings import defaulted, setting
 from engine import View
 from engine.plays import Action
 from services.api.app import create_app
@@ -68,7 +68,7 @@ def container_from_env() -> Container:
 
 def table_defaults() -> TableDefaults:
     timeout = setting("PRESIDENT_TURN_TIMEOUT_MS")
-    return TableDefaults(int(setting("PRESIDENT_AI_PACE_MS") or 0),
+    return TableDefaults(int(defaulted("PRESIDENT_AI_PACE_MS")),
                          int(timeout) if timeout else None)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging.config
 from typing import Any
 
-from config.settings import setting
+from config.settings import defaulted
 
 TEXT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
 FIELDS = "%(asctime)s %(levelname)s %(process)d %(name)s %(message)s"
@@ -14,12 +14,12 @@ FIELDS = "%(asctime)s %(levelname)s %(process)d %(name)s %(message)s"
 
 def logging_config() -> dict[str, Any]:
     """A ``logging.config.dictConfig`` dictionary, also handed to gunicorn."""
-    json_logs = (setting("PRESIDENT_LOG_FORMAT") or "text").lower() == "json"
+    json_logs = defaulted("PRESIDENT_LOG_FORMAT").lower() == "json"
     formatter: dict[str, Any] = (
         {"()": "pythonjsonlogger.json.JsonFormatter", "fmt": FIELDS,
          "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"}}
         if json_logs else {"format": TEXT})
-    level = (setting("PRESIDENT_LOG_LEVEL") or "INFO").upper()
+    level = defaulted("PRESIDENT_LOG_LEVEL").upper()
     return {
         "version": 1, "disable_existing_loggers": False,
         "formatters": {"main": formatter},

@@ -72,3 +72,11 @@ def setting(name: str, environ: Mapping[str, str] | None = None) -> str | None:
     env = os.environ if environ is None else environ
     value = env.get(name)
     return declared.default if value is None or value == "" else value
+
+
+def defaulted(name: str, environ: Mapping[str, str] | None = None) -> str:
+    """``setting`` for a setting declared with a default: never None."""
+    value = setting(name, environ)
+    if value is None:
+        raise KeyError(f"{name} is declared without a default: read it with setting()")
+    return value

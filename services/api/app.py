@@ -19,7 +19,7 @@ from services.api.schemas import StatusOut
 from services.api.web import web
 from services.container import Container
 from services.errors import ServiceError
-from config.settings import setting
+from config.settings import defaulted
 
 MAX_BODY_BYTES = 16 * 1024
 
@@ -51,7 +51,7 @@ def create_app(container: Container) -> APIFlask:
                                          "description": "a seat's secret token"}})
     app.extensions["president"] = container
     app.register_blueprint(v1)
-    _cors(app, setting("PRESIDENT_CORS_ORIGINS") or "")
+    _cors(app, defaulted("PRESIDENT_CORS_ORIGINS"))
     app.register_blueprint(web)
     _errors(app)
     _probes(app)

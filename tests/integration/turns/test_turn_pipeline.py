@@ -30,7 +30,7 @@ from services.commands import CreateGame, ReadGame, SeatSpec
 from services.domain import PlayedFor
 from services.handlers.events import events_after
 from services.handlers.games import create_game, read_game
-from config.settings import SETTINGS, setting
+from config.settings import SETTINGS, defaulted, setting
 from services.store.models import ActionRow
 from services.ports import UnitOfWork
 from workers.ai import LEVELS, decide as ai_decide
@@ -103,9 +103,13 @@ def test_an_undeclared_setting_is_a_key_error() -> None:
     assert setting("PRESIDENT_AI_RETRIES", {"PRESIDENT_AI_RETRIES": "3"}) == "3"
     assert setting("PRESIDENT_AI_RETRIES", {}) == "5"
     assert setting("CELERY_BROKER_URL", {}) is None
+    assert defaulted("PRESIDENT_LOG_LEVEL", {}) == "INFO"
+    assert defaulted("PRESIDENT_LOG_LEVEL", {"PRESIDENT_LOG_LEVEL": "DEBUG"}) == "DEBUG"
+    with pytest.raises(KeyError, match="without a default"):
+        defaulted("CELERY_BROKER_URL", {})
 
 
-SETTING_CALL = re.compile(r"(?<!def )\bsetting\(\s*([^,)\s]+)")
+SETTING_CALL = re.compile(r"(?<!def )\b(?:setting|defaulted)\(\s*([^,)\s]+)")
 QUOTED = re.compile(r"""^(["'])([^"']*)\1$""")
 
 
