@@ -24,11 +24,11 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engine import Rules, View, apply, new_series, observe
 from president.ai.v1 import ai_pb2_grpc
 from workers.ai import Budget, decide
+from workers.rpc.client import wait_serving
 from workers.rpc.serde import request_to_proto
 
 LEVEL_VIEWS = {"easy": 1.0, "normal": 1.0, "hard": 0.25, "expert": 0.05}
@@ -70,21 +70,6 @@ def worker(processes: int) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-
-
-def wait_serving(target: str, timeout_s: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    with grpc.insecure_channel(target) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                if time.monotonic() > deadline:
-                    raise
-            time.sleep(0.05)
 
 
 def _percentile(values: list[float], q: float) -> float:

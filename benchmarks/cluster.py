@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from benchmarks.ai import wait_serving
+from workers.rpc.client import wait_serving
 from benchmarks.ports import free_port, reserved_port
 from workers.ai import LEVELS
 

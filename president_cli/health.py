@@ -10,7 +10,7 @@ def _health_grpc(args: argparse.Namespace) -> int:
     """Exit 0 when the gRPC worker at the target answers SERVING (a container probe)."""
     import grpc
 
-    from benchmarks.ai import wait_serving
+    from workers.rpc.client import wait_serving
 
     try:
         wait_serving(args.target, timeout_s=args.timeout)

@@ -21,7 +21,7 @@ from typing import IO
 from honcho.environ import parse_procfile
 from honcho.manager import Manager
 
-from config.settings import setting
+from config.settings import defaulted
 from workers.ai import LEVELS
 
 PROCFILE = Path(__file__).with_name("Procfile")
@@ -116,10 +116,10 @@ def up(layout: Layout, out: IO[str] = sys.stdout) -> int:
 
 def layout_from_settings(host: str | None, api_port: int | None, ai_port: int | None,
                          var_dir: str | None) -> Layout:
-    return Layout(host or setting("PRESIDENT_HOST") or "127.0.0.1",
-                  api_port or int(setting("PRESIDENT_API_PORT") or 8000),
-                  ai_port or int(setting("PRESIDENT_AI_PORT") or 50051),
-                  Path(var_dir or setting("PRESIDENT_VAR_DIR") or "var"))
+    return Layout(host or defaulted("PRESIDENT_HOST"),
+                  api_port or int(defaulted("PRESIDENT_API_PORT")),
+                  ai_port or int(defaulted("PRESIDENT_AI_PORT")),
+                  Path(var_dir or defaulted("PRESIDENT_VAR_DIR")))
 
 
 def _up(args: argparse.Namespace) -> int:

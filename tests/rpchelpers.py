@@ -28,7 +28,7 @@ from engine import (
 )
 from president.ai.v1 import ai_pb2 as pb
 from president.ai.v1 import ai_pb2_grpc
-from benchmarks.ai import wait_serving
+from workers.rpc.client import wait_serving
 from workers.rpc.server import build_server
 
 ROOT = Path(__file__).resolve().parents[1]

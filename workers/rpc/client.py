@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from typing import Mapping
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engine.observe import View
 from engine.plays import Action
@@ -127,3 +129,20 @@ class AiClient:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def wait_serving(target: str, timeout_s: float = 30.0) -> None:
+    """Return once the gRPC worker at ``target`` answers SERVING on its health service;
+    ``grpc.RpcError`` if it does not within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    with grpc.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                if time.monotonic() > deadline:
+                    raise
+            time.sleep(0.05)
