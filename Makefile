@@ -34,7 +34,7 @@ test: lint
 
 # One layer of the suite at a time (tests/unit, tests/integration, tests/e2e).
 test-unit test-integration test-e2e: $(STAMP)
-	$(BIN)/python -m pytest -m $(@:test-%=%) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m $(@:test-%=%) tests/$(@:test-%=%) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/president bench engine
