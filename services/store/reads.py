@@ -16,6 +16,7 @@ from sqlalchemy.engine.interfaces import DBAPICursor
 from engine.events import Event
 from engine.snapshot import event_from_dict
 from services.domain import Game, PlayedFor, Seat
+from services.ports import StoredEvent
 from services.store.feed import ChangeFeed, PsycopgListening, feed_for
 from services.store.queries import (
     ACTIONS_BETWEEN, CATCH_UP, EVENTS_AFTER, GAME_AND_SEATS, NOTHING, REMEMBERED, Query, Run,
@@ -28,6 +29,7 @@ GAME_READS = Counter("president_game_reads_total",
                      "vouched for the state this process held)", ["source"])
 _FROM_MEMORY, _FROM_DATABASE = GAME_READS.labels("memory"), GAME_READS.labels("database")
 POLL_S = 0.1  # how often a waiting request looks for new events without the change feed
+
 
 def polling(at_most_s: float) -> None:
     """A wait for a move, for readers without the change feed."""
@@ -88,8 +90,7 @@ def load_game(run: Run, states: GameStates, game_id: str, feed: ChangeFeed | Non
     return game_of(game_id, seating, now)
 
 
-def load_events(run: Run, game_id: str, after: int,
-                limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
+def load_events(run: Run, game_id: str, after: int, limit: int) -> list[StoredEvent]:
     """(seq, version, event) of the game's events numbered above ``after``."""
     return [(seq, version, decode_event(json_value(payload))) for seq, version, payload
             in run(EVENTS_AFTER, game_id=game_id, after=after, limit=limit)]
@@ -143,8 +144,7 @@ class GameReads:
         request or a task was made against), so an older state is not taken as newest."""
         return load_game(self._run, self.states, game_id, self.feed, at_least)
 
-    def events_after(self, game_id: str, after: int,
-                     limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
+    def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return load_events(self._run, game_id, after, limit)
 
     @contextmanager

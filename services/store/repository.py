@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from engine.events import Event
 from engine.snapshot import event_to_dict
-from engine.state import LogEntry, State
+from engine.state import LogEntry
 from services.domain import Game, GameSummary, PlayedFor, Seat, Waiting
 from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
