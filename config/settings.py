@@ -49,6 +49,8 @@ SETTINGS = (
             "PostgreSQL: where each process listens for moves (the change feed); unset: "
             "`DATABASE_URL`. Behind a transaction-mode pooler (PgBouncer), point it at "
             "PostgreSQL itself, which LISTEN needs; `off`: every read asks the database"),
+    Setting("PRESIDENT_STREAM_MAX_S", "600",
+            "an event stream's longest life; the client resumes with `Last-Event-ID`"),
     Setting("PRESIDENT_LOG_FORMAT", "text", "`text`, or `json` (one object per line) for "
             "production"),
     Setting("PRESIDENT_LOG_LEVEL", "INFO", "log level of every process"),

@@ -15,6 +15,9 @@ from typing import Iterable, NamedTuple
 from engine import State, apply, apply_unchecked, parse_action
 
 
+LARGEST_NUMBER = 2**31 - 1  # versions and event numbers are stored as 32-bit integers
+
+
 def advanced(state: State, actions: Iterable[str], *, checked: bool = True) -> State:
     """``state`` with the logged ``actions`` (canonical texts) applied in order. Unchecked
     only for actions known to be committed: the log itself, checked before its write."""

@@ -1,5 +1,5 @@
 """Service errors, each with a stable code. Engine errors (``engine.errors``) pass
-through unchanged; the HTTP layer maps both to problem+json responses."""
+through unchanged; the entry points map both (HTTP: ``services.api.problems``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ class GameNotFound(ServiceError):
     code = "game_not_found"
 
 
+class RoundNotFound(GameNotFound):
+    """The game exists; that round of it has not been played."""
+
+    code = "round_not_found"
+
+
 class BadToken(ServiceError):
     """No seat of this game has that token (or none was given where one is needed)."""
 
@@ -29,10 +35,42 @@ class StaleVersion(ServiceError):
 
 
 class BadRequest(ServiceError, ValueError):
+    """The request cannot be read as it is (each case has a code of its own)."""
+
     code = "bad_request"
 
 
+class InvalidSeat(BadRequest):
+    """A seat is human, or AI with an engine this service knows."""
+
+    code = "invalid_seat"
+
+
+class OptionsContradictSeats(BadRequest):
+    """A rules option says otherwise than the seats (``players``) or ``rounds``."""
+
+    code = "options_contradict_seats"
+
+
+class BadCursor(BadRequest):
+    code = "bad_cursor"
+
+
+class BadIdempotencyKey(BadRequest):
+    code = "bad_idempotency_key"
+
+
+class BadEventNumber(BadRequest):
+    """``after`` or ``Last-Event-ID`` is not an event number."""
+
+    code = "bad_event_number"
+
+
+class BadStatus(BadRequest):
+    code = "bad_status"
+
+
 class KeyReused(ServiceError):
-    """An Idempotency-Key sent again with a different action."""
+    """An Idempotency-Key sent again with a different action or version."""
 
     code = "idempotency_key_reused"

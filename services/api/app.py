@@ -11,8 +11,9 @@ from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 
 from engine.errors import PresidentError
-from services.api import metrics
-from services.api.problems import from_error, problem
+from services.api import metrics, openapi, security
+from services.api.docs import docs
+from services.api.problems import HTTP_CODES, from_error, problem
 from services.api.routes import v1
 from services import jsoncodec
 from services.api.schemas import StatusOut
@@ -22,10 +23,6 @@ from services.errors import ServiceError
 from config.settings import defaulted
 
 MAX_BODY_BYTES = 16 * 1024
-
-_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 404: "not_found",
-               405: "method_not_allowed", 413: "body_too_large", 415: "unsupported_media_type"}
-
 
 class OrjsonProvider(DefaultJSONProvider):
     """Flask's JSON with orjson (``services.jsoncodec``) for requests and compact
@@ -43,16 +40,19 @@ class OrjsonProvider(DefaultJSONProvider):
 def create_app(container: Container) -> APIFlask:
     """The API on ``container``'s ports (``bootstrap.api_app`` plugs the adapters in)."""
     app = APIFlask("president", title="Président game service", version="1.0.0",
-                   docs_path="/docs", spec_path="/openapi.json")
+                   docs_path=None, spec_path="/openapi.json")  # docs: our own page
     app.json = OrjsonProvider(app)
     app.config.update(OPENAPI_VERSION="3.1.0", MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
                       VALIDATION_ERROR_STATUS_CODE=400, SECURITY_SCHEMES={
                           "BearerAuth": {"type": "http", "scheme": "bearer",
                                          "description": "a seat's secret token"}})
     app.extensions["president"] = container
+    openapi.install(app)
     app.register_blueprint(v1)
     _cors(app, defaulted("PRESIDENT_CORS_ORIGINS"))
     app.register_blueprint(web)
+    app.register_blueprint(docs)
+    security.install(app)
     _errors(app)
     _probes(app)
     metrics.install(app)
@@ -86,7 +86,7 @@ def _errors(app: APIFlask) -> None:
         if error.status_code == 400:  # werkzeug could not parse the body
             return problem(400, "malformed_body", "Malformed request body",
                            "the request body is not valid JSON")
-        code = _HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
+        code = HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
         # Declared Optional, but HTTPError's constructor always sets it (to the status's
         # reason phrase when none is given): the fallback is apiflask's own.
         message = (error.message if error.message is not None

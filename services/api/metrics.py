@@ -22,6 +22,8 @@ LATENCY = Histogram("president_http_request_seconds", "HTTP request latency", ["
                     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10))
 
 
+# Labels from a fixed set: a client's made-up method or path never makes a new series.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _children: dict[tuple[str, str, str], tuple[Any, Any]] = {}
 
 
@@ -44,7 +46,8 @@ def install(app: APIFlask) -> None:
     def count(response: Response) -> Response:
         route = request.url_rule.rule if request.url_rule else "unmatched"
         if route != "/metrics":
-            requests, latency = _series(request.method, route, str(response.status_code))
+            method = request.method if request.method in METHODS else "OTHER"
+            requests, latency = _series(method, route, str(response.status_code))
             requests.inc()
             latency.observe(time.perf_counter() - g.get("started", time.perf_counter()))
         return response

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response
+from flask import Response, jsonify
+from werkzeug.datastructures import ETags
 
 from engine import (
     PRESETS, ExchangeView, Outcome, Rules, View, cards_of, describe_options,
@@ -49,16 +50,34 @@ def view_json(v: View) -> dict[str, Any]:
 RENDERED: VersionedCache[tuple[str, int, int | None], bytes] = VersionedCache(4096)
 
 
-def game_response(game: GameView) -> Response:
-    """The game as ``GameOut`` JSON. ``game_json`` already gives exactly what the schema
-    would (a test checks it on views of every kind), so the hot path skips pydantic's
-    output pass."""
-    key = (game.game_id, game.version, game.seat)
-    body = RENDERED.get(key)
-    if body is None:
-        body = dumps_line(game_json(game))
-        RENDERED.put(key, body)
-    return Response(body, mimetype="application/json")
+def game_response(game: GameView, if_none_match: ETags | None = None) -> Response:
+    """The game as ``GameOut`` JSON, or ``304`` when the client holds it already (its
+    ``ETag`` names the version and the seat: that body never changes). ``game_json``
+    already gives exactly what the schema would (a test checks it on views of every
+    kind), so the hot path skips pydantic's output pass."""
+    tag = f"{game.version}-{'spectator' if game.seat is None else game.seat}"
+    if if_none_match is not None and if_none_match.contains(tag):
+        response = Response(status=304)
+    else:
+        key = (game.game_id, game.version, game.seat)
+        body = RENDERED.get(key)
+        if body is None:
+            body = dumps_line(game_json(game))
+            RENDERED.put(key, body)
+        response = Response(body, mimetype="application/json")
+    response.set_etag(tag)
+    response.headers["Cache-Control"] = "private, no-cache"  # ask again, with the ETag
+    response.vary.add("Authorization")
+    return response
+
+
+def cached_for_good(response: dict[str, Any] | Response, immutable: bool) -> Response:
+    """What never changes again (a finished round, a finished series' rounds) says so."""
+    response = response if isinstance(response, Response) else jsonify(response)
+    response.headers["Cache-Control"] = ("private, max-age=31536000, immutable" if immutable
+                                         else "private, no-cache")
+    response.vary.add("Authorization")
+    return response
 
 
 def game_json(game: GameView) -> dict[str, Any]:

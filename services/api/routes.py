@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any, Iterator
 
 from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
+from config.settings import defaulted
 from services.api.render import (
-    event_json, game_json, game_response, rounds_json, rules_json, summary_json,
+    cached_for_good, event_json, game_json, game_response, rounds_json, rules_json,
+    summary_json,
 )
 from services.api.schemas import (
     ActIn, CreatedOut, CreateGameIn, EventsOut, EventsQuery, GameOut, GamesOut, GamesQuery,
@@ -18,12 +21,15 @@ from services.api.schemas import (
 )
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.container import Container
-from services.errors import BadRequest, BadToken
-from services.handlers.events import events_after, round_events, wait_for_events
+from services.domain import LARGEST_NUMBER
+from services.errors import BadEventNumber, BadIdempotencyKey, BadToken
+from services.handlers.events import events_after, round_events, series_over, wait_for_events
 from services.handlers.games import create_game, list_games, read_game
 from services.handlers.moves import act
 
 HEARTBEAT_S = 15.0
+KEY_LENGTH = 128  # an Idempotency-Key's characters at most
+EVENT_NUMBER = re.compile(r"[0-9]{1,10}")
 
 v1 = APIBlueprint("v1", __name__, url_prefix="/v1", tag="Games")
 # The type of apiflask's doc(security=...): a list (invariant) of names or {scheme: scopes}.
@@ -33,6 +39,16 @@ BEARER: list[str | dict[str, list[Any]]] = [{"BearerAuth": []}]
 def _services() -> Container:
     container: Container = current_app.extensions["president"]
     return container
+
+
+def _event_number(text: str | None, name: str) -> int:
+    """An event number from a header or the query string: digits, at most the largest."""
+    if text is None or text == "":
+        return 0
+    if not EVENT_NUMBER.fullmatch(text) or int(text) > LARGEST_NUMBER:
+        raise BadEventNumber(f"{name} is an event number, 0 to {LARGEST_NUMBER}, "
+                             f"not {text[:40]!r}")
+    return int(text)
 
 
 def _token(required: bool) -> str | None:
@@ -47,7 +63,8 @@ def _token(required: bool) -> str | None:
 
 @v1.get("/rules")
 @v1.output(RulesOut)
-@v1.doc(summary="Presets and every rules option", tags=["Rules"], responses=problems(400))
+@v1.doc(operation_id="getRules",
+        summary="Presets and every rules option", tags=["Rules"], responses=problems(400))
 def get_rules() -> dict[str, Any]:
     return rules_json()
 
@@ -55,7 +72,8 @@ def get_rules() -> dict[str, Any]:
 @v1.post("/games")
 @v1.input(CreateGameIn)
 @v1.output(CreatedOut, status_code=201)
-@v1.doc(summary="Create a game: one secret token per human seat, shown once",
+@v1.doc(operation_id="createGame", tags=["Games"],
+        summary="Create a game: one secret token per human seat, shown once",
         responses=problems(400, 413))
 def post_game(json_data: CreateGameIn) -> dict[str, Any]:
     services = _services()
@@ -70,25 +88,27 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
 
 @v1.get("/games/<string:game_id>")
 @v1.output(GameOut)
-@v1.doc(summary="A game: the seat's view with its token, the spectator's view without",
+@v1.doc(operation_id="getGame", tags=["Games"],
+        summary="A game: the seat's view with its token, the spectator's view without",
         security=BEARER, responses=problems(400, 401, 404))
 def get_game(game_id: str) -> Response:
     return game_response(read_game(ReadGame(game_id, _token(required=False)),
-                                   _services().reads))
+                                   _services().reads), request.if_none_match)
 
 
 @v1.post("/games/<string:game_id>/actions")
 @v1.input(ActIn)
 @v1.output(GameOut)
-@v1.doc(summary="Play cards, pass or give back exchange cards, as the token's seat",
+@v1.doc(operation_id="playAction", tags=["Games"],
+        summary="Play cards, pass or give back exchange cards, as the token's seat",
         security=BEARER, responses=problems(400, 401, 404, 409, 413, 422))
 def post_action(game_id: str, json_data: ActIn) -> Response:
     services = _services()
     token = _token(required=True)
     assert token is not None
     key = request.headers.get("Idempotency-Key") or None
-    if key is not None and len(key) > 128:
-        raise BadRequest("an Idempotency-Key has at most 128 characters")
+    if key is not None and len(key) > KEY_LENGTH:
+        raise BadIdempotencyKey(f"an Idempotency-Key has at most {KEY_LENGTH} characters")
     return game_response(act(Act(game_id, token, json_data.action, json_data.version, key),
                              services.uow(), services.scheduler))
 
@@ -96,7 +116,8 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
 @v1.get("/games/<string:game_id>/events")
 @v1.input(EventsQuery, location="query")
 @v1.output(EventsOut)
-@v1.doc(summary="Events after number N; with wait=S, hold the request until one comes",
+@v1.doc(operation_id="getEvents", tags=["Games"],
+        summary="Events after number N; with wait=S, hold the request until one comes",
         security=BEARER, responses=problems(400, 401, 404))
 def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
     events, last = wait_for_events(game_id, _token(required=False), query_data.after,
@@ -105,27 +126,33 @@ def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
 
 
 @v1.get("/games/<string:game_id>/events/stream")
-@v1.doc(summary="The same events as Server-Sent Events; resumes after Last-Event-ID",
+@v1.doc(operation_id="streamEvents", tags=["Games"],
+        summary="The same events as Server-Sent Events; resumes after Last-Event-ID",
         security=BEARER, responses={200: {"description": "text/event-stream",
                                           "content": {"text/event-stream": {}}},
                                     **problems(400, 401, 404)})
 def stream_events(game_id: str) -> Response:
     token = _token(required=False)
-    after = int(request.headers.get("Last-Event-ID") or request.args.get("after") or 0)
+    last_id = request.headers.get("Last-Event-ID")
+    after = (_event_number(last_id, "Last-Event-ID") if last_id is not None
+             else _event_number(request.args.get("after"), "after"))
     reads = _services().reads
     events_after(game_id, token, after, reads, limit=1)  # 404 / 401 up front
+    lifetime_s = float(defaulted("PRESIDENT_STREAM_MAX_S"))
 
     def stream() -> Iterator[str]:
-        seen, quiet_since = after, time.monotonic()
-        while True:
-            events, _ = wait_for_events(game_id, token, seen,
-                                        HEARTBEAT_S - (time.monotonic() - quiet_since), reads)
+        seen, quiet_since, ends = after, time.monotonic(), time.monotonic() + lifetime_s
+        while time.monotonic() < ends:  # then the client resumes with Last-Event-ID
+            events, last = wait_for_events(
+                game_id, token, seen,
+                min(HEARTBEAT_S - (time.monotonic() - quiet_since), ends - time.monotonic()),
+                reads)
             for e in events:
                 data = event_json(e)
                 yield f"id: {e.seq}\nevent: {data['type']}\ndata: {json.dumps(data)}\n\n"
                 seen, quiet_since = e.seq, time.monotonic()
-                if data["type"] == "series_ended":
-                    return
+            if seen >= last and series_over(game_id, reads):  # the client has every event
+                return
             if time.monotonic() - quiet_since > HEARTBEAT_S:
                 yield ": keep-alive\n\n"
                 quiet_since = time.monotonic()
@@ -137,7 +164,8 @@ def stream_events(game_id: str) -> Response:
 @v1.get("/games")
 @v1.input(GamesQuery, location="query")
 @v1.output(GamesOut)
-@v1.doc(summary="Games, newest first, by status, a page at a time (cursor)", tags=["History"],
+@v1.doc(operation_id="listGames",
+        summary="Games, newest first, by status, a page at a time (cursor)", tags=["History"],
         responses=problems(400))
 def get_games(query_data: GamesQuery) -> dict[str, Any]:
     games, cursor = list_games(query_data.status, query_data.limit, query_data.cursor,
@@ -147,18 +175,22 @@ def get_games(query_data: GamesQuery) -> dict[str, Any]:
 
 @v1.get("/games/<string:game_id>/rounds")
 @v1.output(RoundsOut)
-@v1.doc(summary="Finished rounds: places, roles, points, exchanges and action log",
+@v1.doc(operation_id="getRounds",
+        summary="Finished rounds: places, roles, points, exchanges and action log",
         tags=["History"], security=BEARER, responses=problems(400, 401, 404))
-def get_rounds(game_id: str) -> dict[str, Any]:
+def get_rounds(game_id: str) -> Response:
     game = read_game(ReadGame(game_id, _token(required=False)), _services().reads,
                      history=True)
-    return {"rounds": rounds_json(game.view)}
+    return cached_for_good({"rounds": rounds_json(game.view)}, game.status == "over")
 
 
 @v1.get("/games/<string:game_id>/rounds/<int:round_no>/replay")
 @v1.output(ReplayOut)
-@v1.doc(summary="A round's replay: its events, as the caller may see them",
+@v1.doc(operation_id="getReplay",
+        summary="A round's replay: its events, as the caller may see them",
         tags=["History"], security=BEARER, responses=problems(400, 401, 404))
-def get_replay(game_id: str, round_no: int) -> dict[str, Any]:
-    events = round_events(game_id, _token(required=False), round_no, _services().reads)
-    return {"round": round_no, "events": [event_json(e) for e in events]}
+def get_replay(game_id: str, round_no: int) -> Response:
+    events = [event_json(e) for e in
+              round_events(game_id, _token(required=False), round_no, _services().reads)]
+    return cached_for_good({"round": round_no, "events": events},
+                           events[-1]["type"] in ("round_ended", "series_ended"))

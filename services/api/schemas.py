@@ -6,18 +6,28 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from services.domain import LARGEST_NUMBER
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")  # unknown fields are an error, not ignored
 
 
-class SeatIn(Strict):
+class Body(BaseModel):
+    """A JSON body: unknown fields are an error, and no value is coerced into another type
+    (``"1"`` and ``false`` are not integers). Query strings are text, read as the types
+    their fields say (``Strict``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class SeatIn(Body):
     kind: Literal["human", "ai"]
     engine: str | None = Field(None, description="for an AI seat: easy, normal, hard, expert "
                                "or a configured engine name")
 
 
-class CreateGameIn(Strict):
+class CreateGameIn(Body):
     preset: str = Field(description="classic, cardverse, club, full or classic-variants")
     seats: list[SeatIn] = Field(min_length=3, max_length=8)
     options: dict[str, Any] = Field(default_factory=dict,
@@ -42,10 +52,11 @@ class CreateGameIn(Strict):
         return value
 
 
-class ActIn(Strict):
+class ActIn(Body):
     action: str = Field(max_length=200, description="canonical text: '7H 7S', '5H-JR-7H', "
                         "'pass', 'give 3C 5D'")
-    version: int = Field(ge=0, description="the game version this action was made against")
+    version: int = Field(ge=0, le=LARGEST_NUMBER,
+                         description="the game version this action was made against")
 
 
 class TrickPlayOut(BaseModel):
@@ -88,8 +99,9 @@ class ViewOut(BaseModel):
     round: int
     rounds: int
     phase: Literal["exchange", "play", "over"]
-    to_act: int
-    hand: list[str]
+    to_act: int = Field(description="the seat whose decision it is; -1 when nobody acts "
+                        "(the series is over)")
+    hand: list[str] = Field(description="the viewer's own cards; empty for a spectator")
     hand_sizes: list[int]
     trick: list[TrickPlayOut]
     discard: list[str]
@@ -99,7 +111,7 @@ class ViewOut(BaseModel):
     penalized: list[int]
     roles: list[str] | None
     scores: list[int]
-    leader: int
+    leader: int = Field(description="the seat that leads (or led) this round's first trick")
     pending: list[PendingOut]
     exchanges: list[ExchangeOut]
     results: list[ResultOut]
@@ -142,7 +154,8 @@ class StatusOut(BaseModel):
 
 
 class EventsQuery(Strict):
-    after: int = Field(0, ge=0, description="the last event number the client has seen")
+    after: int = Field(0, ge=0, le=LARGEST_NUMBER,
+                       description="the last event number the client has seen")
     wait: float = Field(0, ge=0, le=30, description="long-poll: seconds to wait for an event")
 
 
@@ -189,5 +202,6 @@ class Problem(BaseModel):
 def problems(*statuses: int) -> dict[int, Any]:
     """The ``responses`` of a route's doc: these statuses answer with a problem."""
     return {status: {"description": "a problem (RFC 9457)",
-                     "content": {"application/problem+json": {"schema": Problem}}}
+                     "content": {"application/problem+json": {
+                         "schema": {"$ref": "#/components/schemas/Problem"}}}}
             for status in statuses}

@@ -6,7 +6,7 @@ import time
 
 from engine import RoundStarted, redact
 from services.domain import PlayedFor
-from services.errors import GameNotFound
+from services.errors import RoundNotFound
 from services.handlers.common import found, seat_of
 from services.ports import Reads
 from services.views import EventView
@@ -38,6 +38,11 @@ def wait_for_events(game_id: str, token: str | None, after: int, wait_s: float,
             wait(left)
 
 
+def series_over(game_id: str, reads: Reads) -> bool:
+    """Is the series over (no event will follow its last)?"""
+    return found(reads.get(game_id), game_id).status == "over"
+
+
 def round_events(game_id: str, token: str | None, round_no: int,
                  reads: Reads) -> list[EventView]:
     """A round's replay: its events from its start to its end, as the caller may see them."""
@@ -49,5 +54,5 @@ def round_events(game_id: str, token: str | None, round_no: int,
         if current == round_no:
             picked.append(e)
     if not picked:
-        raise GameNotFound(f"round {round_no} has not been played in game {game_id!r}")
+        raise RoundNotFound(f"round {round_no} has not been played in game {game_id!r}")
     return picked

@@ -7,10 +7,10 @@ import secrets
 import uuid
 from datetime import datetime
 
-from engine import PRESETS, Rules, new_series_with_events
+from engine import Rules, new_series_with_events
 from services.commands import CreateGame, ReadGame, TableDefaults
 from services.domain import Game, GameSummary, Seat, hash_token, new_token
-from services.errors import BadRequest
+from services.errors import BadCursor, BadStatus, InvalidSeat, OptionsContradictSeats
 from services.handlers.common import found, seat_of
 from services.handlers.moves import schedule_next
 from services.ports import Reads, TurnScheduler, UnitOfWork
@@ -21,12 +21,7 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
                 engines: tuple[str, ...], defaults: TableDefaults = TableDefaults()
                 ) -> CreatedGame:
     """``engines``: the AI engine names a seat may name (the levels and configured bots)."""
-    if cmd.preset not in PRESETS:
-        raise BadRequest(f"unknown preset {cmd.preset!r}; known: {', '.join(PRESETS)}")
-    options = dict(cmd.options, players=len(cmd.seats))
-    if cmd.rounds is not None:
-        options["rounds"] = cmd.rounds
-    rules = Rules.preset(cmd.preset, **options)  # InvalidRules explains what is wrong
+    rules = Rules.preset(cmd.preset, **_options(cmd))  # InvalidRules explains what is wrong
     tokens: dict[int, str] = {}
     seats = []
     for number, spec in enumerate(cmd.seats):
@@ -36,8 +31,8 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
         elif spec.kind == "ai" and spec.engine in engines:
             seats.append(Seat(number, "ai", spec.engine))
         else:
-            raise BadRequest(f"seat {number}: a seat is human, or ai with an engine among "
-                             f"{', '.join(engines)}")
+            raise InvalidSeat(f"seat {number}: a seat is human, or ai with an engine among "
+                              f"{', '.join(engines)}")
     seed = cmd.seed if cmd.seed is not None else secrets.randbits(63)
     state, events = new_series_with_events(rules, seed)
     timeout = defaults.turn_timeout_ms if cmd.turn_timeout_ms is None else cmd.turn_timeout_ms
@@ -49,6 +44,20 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
         uow.commit()
     schedule_next(game, scheduler)
     return CreatedGame(GameView.of(game, None), tokens)
+
+
+def _options(cmd: CreateGame) -> dict[str, object]:
+    """The rules options over the preset: the seats say how many players, ``rounds`` how
+    many rounds; an option that says otherwise is refused, never overridden."""
+    options = dict(cmd.options)
+    for name, value in (("players", len(cmd.seats)), ("rounds", cmd.rounds)):
+        if value is None:
+            continue
+        if name in options and options[name] != value:
+            raise OptionsContradictSeats(
+                f"options.{name} is {options[name]!r}, but the game has {value} {name}")
+        options[name] = value
+    return options
 
 
 def read_game(cmd: ReadGame, reads: Reads, *, history: bool = False) -> GameView:
@@ -63,7 +72,7 @@ def list_games(status: str | None, limit: int, cursor: str | None,
                uow: UnitOfWork) -> tuple[list[GameSummary], str | None]:
     """A page of games, newest first, and the cursor of the next page (None: last page)."""
     if status not in (None, "active", "over"):
-        raise BadRequest("status is 'active' or 'over'")
+        raise BadStatus("status is 'active' or 'over'")
     with uow:
         games = uow.games.page(status, limit + 1, _decode_cursor(cursor))
     more, games = len(games) > limit, games[:limit]
@@ -82,4 +91,4 @@ def _decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
         created, game_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|")
         return datetime.fromisoformat(created), game_id
     except (ValueError, UnicodeDecodeError):
-        raise BadRequest("this cursor was not issued by this service") from None
+        raise BadCursor("this cursor was not issued by this service") from None

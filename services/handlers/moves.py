@@ -80,6 +80,9 @@ def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView 
     action, version = remembered
     if action != cmd.action:
         raise KeyReused("this Idempotency-Key was sent before with another action")
+    if version != cmd.version + 1:  # (each action adds one entry to the log)
+        raise KeyReused(f"this Idempotency-Key was sent before at version {version - 1}, "
+                        f"not {cmd.version}")
     then = Game(game.id, game.preset, game.seats, replay_log(uow, game, version), version,
                 pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms)
     return GameView.of(then, seat)

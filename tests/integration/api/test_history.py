@@ -26,7 +26,7 @@ def test_games_are_listed_newest_first_page_by_page_and_by_status(client: FlaskC
     assert [g["game_id"] for g in over] == [finished["game"]["game_id"]]
     assert client.get("/v1/games?status=lost").status_code == 400
     bad = client.get("/v1/games?cursor=bm90LWEtY3Vyc29y")
-    assert bad.status_code == 400 and bad.get_json()["code"] == "bad_request"
+    assert bad.status_code == 400 and bad.get_json()["code"] == "bad_cursor"
 
 
 def test_rounds_show_results_exchanges_and_the_log_without_others_gifts(client: FlaskClient) -> None:

@@ -130,8 +130,8 @@ def test_bad_requests_are_problems_and_change_nothing(client: FlaskClient, db: E
         "not_in_hand": (422, "card_not_in_hand"), "not_your_turn": (409, "not_your_turn"),
         "wrong_token": (401, "bad_token"), "missing_token": (401, "bad_token"),
         "unknown_game": (404, "game_not_found"), "oversize": (413, "body_too_large"),
-        "stale": (409, "stale_version"), "bad_preset": (400, "bad_request"),
-        "bad_option": (400, "unknown_option"), "bad_engine": (400, "bad_request"),
+        "stale": (409, "stale_version"), "bad_preset": (400, "unknown_preset"),
+        "bad_option": (400, "unknown_option"), "bad_engine": (400, "invalid_seat"),
     }[case]
     hand0 = mine["view"]["hand"][0]
     request = {

@@ -15,7 +15,7 @@ from engine.errors import CannotPassLead, IllegalAction
 from databases import UowReads
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.domain import hash_token
-from services.errors import BadRequest, BadToken, GameNotFound, StaleVersion
+from services.errors import BadToken, GameNotFound, InvalidSeat, StaleVersion
 from services.commands import Turn
 from services.handlers.audit import rebuilt_state
 from services.handlers.games import create_game, read_game
@@ -175,7 +175,7 @@ def test_an_ai_seat_cannot_be_played_by_hand_nor_twice(uow_factory: UowFactory) 
     # the same request again (a redelivered task) is a no-op
     assert take_ai_turn(Turn(game_id, seat, version), uow_factory(), Recorder(),
                         lambda v, e: decide(v, e)) is None
-    with pytest.raises(BadRequest):  # only configured engines may sit at a table
+    with pytest.raises(InvalidSeat):  # only configured engines may sit at a table
         _new(uow_factory, seats=(SeatSpec("ai", "grandmaster"),) + HUMANS[1:])
 
 

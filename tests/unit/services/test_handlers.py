@@ -11,11 +11,14 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from engine import PASS, Played, RoundStarted, mask_of
-from engine.errors import PresidentError
+from engine.errors import PresidentError, UnknownPreset
 from fakes import FakeDatabase, Recorder, state_of
 from services.commands import Act, CreateGame, ReadGame, SeatSpec, TableDefaults, Turn
 from services.domain import PlayedFor
-from services.errors import BadRequest, BadToken, GameNotFound, KeyReused, StaleVersion
+from services.errors import (
+    BadCursor, BadStatus, BadToken, GameNotFound, InvalidSeat, KeyReused,
+    OptionsContradictSeats, RoundNotFound, StaleVersion,
+)
 from services.handlers.audit import check_all, rebuilt_state
 from services.handlers.events import events_after, round_events, wait_for_events
 from services.handlers.games import create_game, list_games, read_game
@@ -74,14 +77,14 @@ def test_each_human_seat_gets_a_token_the_store_keeps_only_hashed() -> None:
 def test_a_seat_of_no_known_kind_or_engine_is_refused_and_nothing_stored(
         seats: tuple[SeatSpec, ...]) -> None:
     db = FakeDatabase()
-    with pytest.raises(BadRequest, match="seat 0"):
+    with pytest.raises(InvalidSeat, match="seat 0"):
         _create(db, seats)
     assert db.games == {} and db.commits == 0
 
 
 def test_an_unknown_preset_is_refused() -> None:
     db = FakeDatabase()
-    with pytest.raises(BadRequest, match="unknown preset"):
+    with pytest.raises(UnknownPreset, match="unknown preset"):
         create_game(CreateGame("poker", HUMANS), db.uow(), Recorder(), LEVELS)
 
 
@@ -145,8 +148,23 @@ def test_a_retry_with_its_idempotency_key_returns_the_first_result_and_plays_not
     again = act(cmd, db.uow(), Recorder())
     assert (again.version, again.view) == (first.version, first.view)
     assert db.games[cmd.game_id].actions == [cmd.action]
-    with pytest.raises(KeyReused):
+    with pytest.raises(KeyReused, match="another action"):
         act(Act(cmd.game_id, cmd.token, "pass", cmd.version, "k1"), db.uow(), Recorder())
+    with pytest.raises(KeyReused, match="at version 0, not 1"):  # later, the same action
+        act(Act(cmd.game_id, cmd.token, cmd.action, 1, "k1"), db.uow(), Recorder())
+    assert db.games[cmd.game_id].actions == [cmd.action]
+
+
+@pytest.mark.parametrize("options", [{"players": 5}, {"rounds": 3}])
+def test_an_option_that_contradicts_the_seats_or_rounds_is_refused(
+        options: dict[str, int]) -> None:
+    db = FakeDatabase()
+    with pytest.raises(OptionsContradictSeats):
+        create_game(CreateGame("classic", HUMANS, options=options, rounds=2), db.uow(),
+                    Recorder(), LEVELS)
+    agreeing = create_game(CreateGame("classic", HUMANS, options={"players": 4, "rounds": 2},
+                                      rounds=2), db.uow(), Recorder(), LEVELS)
+    assert db.games == {agreeing.game.game_id: db.games[agreeing.game.game_id]}
 
 
 def test_events_are_numbered_and_read_after_a_number() -> None:
@@ -175,7 +193,7 @@ def test_a_round_s_replay_starts_at_its_start_and_an_unplayed_round_is_not_found
     created = _create(db)
     replay = round_events(created.game.game_id, None, 1, db.reads())
     assert isinstance(replay[0].event, RoundStarted) and replay[0].event.round_no == 1
-    with pytest.raises(GameNotFound, match="round 2"):
+    with pytest.raises(RoundNotFound, match="round 2"):
         round_events(created.game.game_id, None, 2, db.reads())
 
 
@@ -191,9 +209,9 @@ def test_games_are_listed_newest_first_a_page_at_a_time() -> None:
         if cursor is None:
             break
     assert seen == ids[::-1]
-    with pytest.raises(BadRequest):
+    with pytest.raises(BadCursor):
         list_games(None, 2, "not-ours", db.uow())
-    with pytest.raises(BadRequest):
+    with pytest.raises(BadStatus):
         list_games("finished", 2, None, db.uow())
 
 

@@ -1,0 +1,48 @@
+"""What ``/openapi.json`` says beyond what apiflask generates from the routes: the
+problem schema every error uses, the headers the routes read, the tags they use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIFlask
+
+from services.api.schemas import Problem
+
+TAGS = [
+    {"name": "Games", "description": "create games, read them as a seat or a spectator, play"},
+    {"name": "History", "description": "games, finished rounds and replays"},
+    {"name": "Rules", "description": "presets and every rules option"},
+    {"name": "Operations", "description": "liveness and readiness"},
+]
+# Request headers, by (path, method): apiflask declares bodies and query strings only.
+HEADERS: dict[tuple[str, str], list[dict[str, Any]]] = {
+    ("/v1/games/{game_id}/actions", "post"): [{
+        "name": "Idempotency-Key", "in": "header", "required": False,
+        "schema": {"type": "string", "maxLength": 128},
+        "description": "a retry with the same key, action and version answers the first "
+                       "result and plays nothing; the same key with another action or "
+                       "version: 422 idempotency_key_reused"}],
+    ("/v1/games/{game_id}/events/stream", "get"): [
+        {"name": "Last-Event-ID", "in": "header", "required": False,
+         "schema": {"type": "string", "pattern": "^[0-9]{1,10}$"},
+         "description": "resume after this event number (what EventSource sends)"},
+        {"name": "after", "in": "query", "required": False,
+         "schema": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+         "description": "start after this event number, when no Last-Event-ID is sent"}],
+}
+
+
+def install(app: APIFlask) -> None:
+    app.config.update(TAGS=TAGS, AUTO_OPERATION_ID=True, AUTO_404_RESPONSE=False,
+                      AUTO_VALIDATION_ERROR_RESPONSE=False, AUTO_AUTH_ERROR_RESPONSE=False)
+
+    @app.spec_processor
+    def complete(spec: dict[Any, Any] | str) -> dict[Any, Any] | str:
+        assert isinstance(spec, dict)  # (a str only with SPEC_PROCESSOR_PASS_OBJECT)
+        schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+        schemas["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+        for (path, method), headers in HEADERS.items():
+            operation = spec["paths"][path][method]
+            operation["parameters"] = [*operation.get("parameters", []), *headers]
+        return spec
