@@ -2,8 +2,9 @@
 service layer's ports (``services.ports``). Entry points start here:
 - ``api_app``: the REST API (gunicorn loads ``bootstrap:api_app()`` in each worker);
 - ``celery_app``: the Celery app of a worker or beat process, with ``turn_runtime``;
-- ``container``: the service layer on a database, AI turns played in process (the
-  inline runner) or sent through Celery when a broker is given.
+- ``container``: the service layer on a database, AI turns played in process after
+  each request has answered (the background runner) or sent through Celery when a
+  broker is given.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from engine.plays import Action
 from services.api.app import create_app
 from services.commands import TableDefaults
 from services.container import Container
-from services.inline import InlineScheduler
+from services.background import BackgroundScheduler
 from services.ports import Fallback
 from services.store import Store
 from workers.ai import LEVELS, decide
@@ -29,7 +30,7 @@ from workers.turns.settings import TurnSettings
 
 
 def decide_here(view: View, level: str) -> Action:
-    """A built-in level deciding in this process, seeded by the position (the inline
+    """A built-in level deciding in this process, seeded by the position (the background
     runner's engine, and the fallback)."""
     return decide(view, level, seed=len(view.history))
 
@@ -50,10 +51,13 @@ def container(database_url: str | None = None, broker_url: str | None = None,
               store: Store | None = None) -> Container:
     """With a broker, AI turns go through Celery to the gRPC workers (and any bot
     configured in ``PRESIDENT_AI_ENGINES`` may be seated); without, they are played in
-    process, at once."""
+    this process, after the request that made them has answered, starting with those a
+    previous process left waiting."""
     store = store or open_store(database_url)
     if broker_url is None:
-        scheduler: InlineScheduler | CeleryScheduler = InlineScheduler(store.uow, decide_here)
+        background = BackgroundScheduler(store.uow, decide_here, FALLBACK)
+        background.recover()
+        scheduler: BackgroundScheduler | CeleryScheduler = background
         engines = LEVELS
     else:
         celery = make_celery(TurnSettings.from_env(broker_url=broker_url))

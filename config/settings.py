@@ -25,7 +25,7 @@ SETTINGS = (
     Setting("CELERY_BROKER_URL", None,
             "Celery broker: `redis://…` in production, `sqla+sqlite:///var/broker.db` for "
             "the embedded one (what `make run` uses); unset: AI turns are played in the "
-            "API process, at once"),
+            "API process, after each request has answered"),
     Setting("PRESIDENT_AI_ENGINES", "",
             "AI engines by name, `name=host:port,…`: the gRPC target per level (default: "
             "every level on 127.0.0.1:50051) and any third-party bot"),

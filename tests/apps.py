@@ -5,10 +5,12 @@ from __future__ import annotations
 from apiflask import APIFlask
 from sqlalchemy import Engine
 
-from bootstrap import decide_here
+from bootstrap import FALLBACK, decide_here
 from services.api.app import create_app
+from services.background import BackgroundScheduler
 from services.container import Container
 from services.inline import InlineScheduler
+from services.ports import Decide
 from services.store import Store
 from workers.ai import LEVELS
 
@@ -19,3 +21,12 @@ def inline_app(db: Engine) -> APIFlask:
     return create_app(Container(uow=store.uow, reads=store.reads,
                                 scheduler=InlineScheduler(store.uow, decide_here),
                                 engines=LEVELS, ready=store.ready))
+
+
+def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundScheduler]:
+    """``create_app`` on ``db`` as ``bootstrap`` makes it without a broker: AI seats play
+    after each request has answered, deciding with ``decide``."""
+    store = Store(db)
+    runner = BackgroundScheduler(store.uow, decide, FALLBACK)
+    return create_app(Container(uow=store.uow, reads=store.reads, scheduler=runner,
+                                engines=LEVELS, ready=store.ready)), runner

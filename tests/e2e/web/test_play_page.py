@@ -52,7 +52,11 @@ def play_one_move(page: Page) -> None:
 
 
 def play_until_the_round_ends(page: Page) -> int:
+    # The AI seats play after each answer, so wait for the one or the other.
+    mine_or_over = page.locator('[data-testid="turn"][data-mine="true"], '
+                                '[data-testid="results"]:visible')
     for moves in range(100):
+        expect(mine_or_over.first).to_be_visible(timeout=15_000)
         if page.get_by_test_id("results").is_visible():
             return moves
         play_one_move(page)

@@ -1,0 +1,85 @@
+"""The turn scheduler when no broker is configured: AI seats play in this process, after
+the request that made their turn has answered, on a thread of the scheduler's own (a
+greenlet under gunicorn's gevent workers). A create or a move answers at once whatever
+the seats; the series goes on behind it.
+
+Turns are taken one at a time, in order. A turn whose engine fails is played by the
+fallback, as the Celery pipeline does after its retries. A process that starts picks up
+the AI turns its predecessor left waiting (``recover``). It has no timer: human time
+limits need the Celery scheduler, which is what ``deploy/`` runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from datetime import datetime, timezone
+from typing import Callable
+
+from services.commands import Turn
+from services.handlers.turns import play_instead, take_ai_turn
+from services.ports import Decide, Fallback, UnitOfWork
+
+log = logging.getLogger(__name__)
+
+
+class BackgroundScheduler:
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], decide: Decide,
+                 fallback: Fallback) -> None:
+        self._uow_factory = uow_factory
+        self._decide = decide
+        self._fallback = fallback
+        self._turns: queue.Queue[Turn] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
+                delay_s: float = 0.0, expires_s: float | None = None) -> None:
+        """Queued, and played once the caller's request is over (no pacing here)."""
+        self._turns.put(Turn(game_id, seat, version))
+        self._start()
+
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+        pass  # no timer in process: time limits are the Celery scheduler's
+
+    def recover(self, now: datetime | None = None) -> int:
+        """Queue every AI turn the games wait on (left by a process that stopped); how
+        many. A turn another process plays first is a no-op here: every write is
+        conditional on the version."""
+        with self._uow_factory() as uow:
+            waiting = uow.games.waiting("ai", now or datetime.now(timezone.utc))
+        for w in waiting:
+            self._turns.put(Turn(w.game_id, w.seat, w.version))
+        if waiting:
+            self._start()
+        return len(waiting)
+
+    def join(self) -> None:
+        """Wait until every turn queued so far, and those it led to, is played."""
+        self._turns.join()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="president-ai-turns",
+                                                daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            turn = self._turns.get()
+            try:
+                self._play(turn)
+            finally:
+                self._turns.task_done()
+
+    def _play(self, turn: Turn) -> None:
+        try:
+            take_ai_turn(turn, self._uow_factory(), self, self._decide)
+        except Exception:  # noqa: BLE001 - whatever failed, the seat is still played
+            log.exception("AI turn %s failed; %s plays instead", turn, self._fallback.name)
+            try:
+                play_instead(turn, "ai_failed", self._uow_factory(), self, self._fallback)
+            except Exception:  # noqa: BLE001 - the next start-up's recover tries again
+                log.exception("AI turn %s: the fallback failed too", turn)
