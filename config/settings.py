@@ -54,6 +54,10 @@ SETTINGS = (
     Setting("PRESIDENT_LOG_FORMAT", "text", "`text`, or `json` (one object per line) for "
             "production"),
     Setting("PRESIDENT_LOG_LEVEL", "INFO", "log level of every process"),
+    Setting("PRESIDENT_AUTH", "open",
+            "`open`: no client key needed (the embedded default); `keys`: every call but "
+            "the probes, the rules, the docs, the play page and a seat token's own calls "
+            "needs an `X-API-Key` (what `deploy/` sets)"),
     Setting("PRESIDENT_CORS_ORIGINS", "",
             "web origins allowed to call the API from a browser, comma-separated (`*`: any)"),
     Setting("PROMETHEUS_MULTIPROC_DIR", None,

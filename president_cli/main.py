@@ -8,10 +8,13 @@ import sys
 from typing import Sequence
 
 from benchmarks import cli as bench
-from president_cli import ai_worker, api, celery_roles, db, health, rules, tournament, up
+from president_cli import (
+    ai_worker, api, celery_roles, db, health, keys, rules, tournament, up,
+)
+from services.errors import ServiceError
 
 # In the order `president --help` lists them.
-COMMANDS = (bench, ai_worker, tournament, api, celery_roles, up, health, db, rules)
+COMMANDS = (bench, ai_worker, tournament, api, celery_roles, up, health, db, keys, rules)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,7 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except ValueError as exc:  # engine errors are ValueErrors with a code
+    except (ValueError, ServiceError) as exc:  # engine and service errors have a code
         print(f"president: {getattr(exc, 'code', 'error')}: {exc}", file=sys.stderr)
         return 2
 

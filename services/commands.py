@@ -24,6 +24,15 @@ class CreateGame:
 
 
 @dataclass(frozen=True)
+class CreateKey:
+    name: str
+    scopes: tuple[str, ...]
+    rate: str | None = None  # e.g. "600/minute"; None: the settings' default
+    max_active_games: int | None = None
+    ai_seconds_per_hour: int | None = None
+
+
+@dataclass(frozen=True)
 class TableDefaults:
     """What a new game gets where its creator says nothing (PRESIDENT_AI_PACE_MS,
     PRESIDENT_TURN_TIMEOUT_MS)."""

@@ -48,6 +48,43 @@ class Seat:
                                                                    token_hash)
 
 
+SCOPES = ("games:create-human", "games:create-ai", "games:read")
+"""What a client key may do: create games with a human seat; create games with no human
+seat (where the AI cost is); read and list its own games."""
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A client application's key (the secret itself is never kept: ``hash_token``)."""
+
+    id: str  # public: what lists show and ``revoke`` takes
+    name: str
+    scopes: frozenset[str]
+    rate: str | None = None  # its own rate limit ("600/minute"); None: the settings'
+    max_active_games: int | None = None  # None: the settings' default
+    ai_seconds_per_hour: int | None = None  # None: the settings' default
+    created_at: datetime | None = None
+    revoked: bool = False
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: a client key, or nobody (open mode, or a seat token's own calls)."""
+
+    key: ApiKey | None = None
+
+    @property
+    def owner(self) -> str | None:
+        """What a game this caller makes belongs to."""
+        return None if self.key is None else self.key.id
+
+    def may(self, scope: str) -> bool:
+        return self.key is None or scope in self.key.scopes
+
+
+ANONYMOUS = Caller()
+
+
 @dataclass
 class Game:
     id: str
@@ -58,6 +95,7 @@ class Game:
     events: int = 0  # events recorded so far
     pace_ms: int = 0  # pause before each AI move, so that a human can follow
     turn_timeout_ms: int | None = None  # a human seat's time to act; None: no limit
+    owner: str | None = None  # the id of the client key that made it; None: anonymous
 
     @property
     def status(self) -> str:

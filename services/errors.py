@@ -28,6 +28,28 @@ class BadToken(ServiceError):
     code = "bad_token"
 
 
+class KeyRequired(ServiceError):
+    """This call needs a client key (``X-API-Key``)."""
+
+    code = "key_required"
+
+
+class BadKey(ServiceError):
+    """No live client key is that secret (unknown, or revoked)."""
+
+    code = "bad_key"
+
+
+class MissingScope(ServiceError):
+    """The client key may not do this."""
+
+    code = "missing_scope"
+
+
+class KeyNotFound(ServiceError):
+    code = "key_not_found"
+
+
 class StaleVersion(ServiceError):
     """The action was made against an older version of the game."""
 
@@ -68,6 +90,10 @@ class BadEventNumber(BadRequest):
 
 class BadStatus(BadRequest):
     code = "bad_status"
+
+
+class BadScope(BadRequest):
+    code = "bad_scope"
 
 
 class KeyReused(ServiceError):

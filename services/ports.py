@@ -15,7 +15,7 @@ from typing import Callable, ContextManager, NamedTuple, Protocol, Self, Sequenc
 from engine import Event, State, View
 from engine.plays import Action
 from engine.state import LogEntry
-from services.domain import Game, GameSummary, PlayedFor, Waiting
+from services.domain import ApiKey, Game, GameSummary, PlayedFor, Waiting
 
 Decide = Callable[[View, str], Action]
 """An AI engine's choice for the seat of a view: ``decide(view, engine_name)``."""
@@ -79,11 +79,24 @@ class GameRepository(Protocol):
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
         """(action text, resulting version) of an earlier action sent with ``key``."""
 
-    def page(self, status: str | None, limit: int,
+    def page(self, owner: str | None, status: str | None, limit: int,
              before: tuple[datetime, str] | None) -> list[GameSummary]:
-        """Games newest first, strictly after the ``before`` (created_at, id) cursor."""
+        """``owner``'s games (None: the anonymous ones), newest first, strictly after the
+        ``before`` (created_at, id) cursor."""
 
     def ids(self) -> list[str]: ...
+
+
+class KeyRepository(Protocol):
+    def add(self, key: ApiKey, secret_hash: str) -> None: ...
+
+    def by_hash(self, secret_hash: str) -> ApiKey | None:
+        """The key whose secret hashes so, revoked or not."""
+
+    def all(self) -> list[ApiKey]: ...
+
+    def revoke(self, key_id: str, when: datetime) -> bool:
+        """False: no such key."""
 
 
 class UnitOfWork(Protocol):
@@ -92,6 +105,9 @@ class UnitOfWork(Protocol):
 
     @property
     def games(self) -> GameRepository: ...
+
+    @property
+    def keys(self) -> KeyRepository: ...
 
     def __enter__(self) -> Self: ...
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 import copy
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from types import TracebackType
 from typing import Any, Callable, Iterator, Sequence
 
 from engine import Event, State
 from engine.state import LogEntry
-from services.domain import Game, GameSummary, PlayedFor, Waiting
+from services.domain import ApiKey, Game, GameSummary, PlayedFor, Waiting
 from services.ports import StoredEvent, StoredState, VersionConflict
 
 
@@ -48,7 +48,8 @@ class FakeDatabase:
 
     def __init__(self, now: Callable[[], datetime] | None = None) -> None:
         self.games: dict[str, _Stored] = {}
-        self.keys: dict[tuple[str, int, str], tuple[str, int]] = {}
+        self.keys: dict[tuple[str, int, str], tuple[str, int]] = {}  # Idempotency-Keys
+        self.keys_by_hash: dict[str, ApiKey] = {}  # client keys
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.commits = 0
 
@@ -131,17 +132,39 @@ class FakeRepository:
     def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
         return self._db.keys.get((game_id, seat, key))
 
-    def page(self, status: str | None, limit: int,
+    def page(self, owner: str | None, status: str | None, limit: int,
              before: tuple[datetime, str] | None) -> list[GameSummary]:
         games = sorted(self._db.games.values(), key=lambda s: (s.created_at, s.game.id),
                        reverse=True)
         return [GameSummary(s.game.id, s.game.status, s.game.preset, s.game.version,
                             s.created_at, s.game.seats) for s in games
-                if (status is None or s.game.status == status)
+                if s.game.owner == owner and (status is None or s.game.status == status)
                 and (before is None or (s.created_at, s.game.id) < before)][:limit]
 
     def ids(self) -> list[str]:
         return [s.game.id for s in sorted(self._db.games.values(), key=lambda s: s.created_at)]
+
+
+class FakeKeyRepository:
+    def __init__(self, db: FakeDatabase, pending: list[Callable[[], None]]) -> None:
+        self._db, self._pending = db, pending
+
+    def add(self, key: ApiKey, secret_hash: str) -> None:
+        self._pending.append(lambda: self._db.keys_by_hash.__setitem__(secret_hash, key))
+
+    def by_hash(self, secret_hash: str) -> ApiKey | None:
+        return self._db.keys_by_hash.get(secret_hash)
+
+    def all(self) -> list[ApiKey]:
+        return list(self._db.keys_by_hash.values())
+
+    def revoke(self, key_id: str, when: datetime) -> bool:
+        found = [h for h, k in self._db.keys_by_hash.items() if k.id == key_id]
+        for secret_hash in found:
+            key = self._db.keys_by_hash[secret_hash]
+            self._pending.append(lambda h=secret_hash, k=key: self._db.keys_by_hash.__setitem__(
+                h, replace(k, revoked=True)))
+        return bool(found)
 
 
 class FakeUnitOfWork:
@@ -150,6 +173,7 @@ class FakeUnitOfWork:
     def __init__(self, db: FakeDatabase) -> None:
         self._db = db
         self.games = FakeRepository(db)
+        self.keys = FakeKeyRepository(db, self.games.pending)
 
     def __enter__(self) -> FakeUnitOfWork:
         return self

@@ -12,6 +12,7 @@ from flask_cors import CORS
 
 from engine.errors import PresidentError
 from services.api import metrics, openapi, security
+from services.api.auth import KEY_HEADER, Keys
 from services.api.docs import docs
 from services.api.problems import HTTP_CODES, from_error, problem
 from services.api.routes import v1
@@ -45,9 +46,13 @@ def create_app(container: Container) -> APIFlask:
     app.config.update(OPENAPI_VERSION="3.1.0", MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
                       VALIDATION_ERROR_STATUS_CODE=400, SECURITY_SCHEMES={
                           "BearerAuth": {"type": "http", "scheme": "bearer",
-                                         "description": "a seat's secret token"}})
+                                         "description": "a seat's secret token"},
+                          "ApiKeyAuth": {"type": "apiKey", "in": "header", "name": KEY_HEADER,
+                                         "description": "a client application's key "
+                                         "(president keys create)"}})
     app.extensions["president"] = container
-    openapi.install(app)
+    keys = app.extensions["president.keys"] = Keys(container.uow, defaulted("PRESIDENT_AUTH"))
+    openapi.install(app, keys.required)
     app.register_blueprint(v1)
     _cors(app, defaulted("PRESIDENT_CORS_ORIGINS"))
     app.register_blueprint(web)
@@ -64,7 +69,7 @@ def _cors(app: APIFlask, origins: str) -> None:
     allowed = [o.strip() for o in origins.split(",") if o.strip()]
     if allowed:
         CORS(app, origins="*" if allowed == ["*"] else allowed,
-             allow_headers=["Authorization", "Content-Type", "Idempotency-Key",
+             allow_headers=["Authorization", KEY_HEADER, "Content-Type", "Idempotency-Key",
                             "Last-Event-ID"], max_age=600)
 
 

@@ -33,7 +33,9 @@ HEADERS: dict[tuple[str, str], list[dict[str, Any]]] = {
 }
 
 
-def install(app: APIFlask) -> None:
+def install(app: APIFlask, keys_required: bool) -> None:
+    """``keys_required``: the service runs with ``PRESIDENT_AUTH=keys``; otherwise every
+    credential the document names is optional, and it says so (an empty requirement)."""
     app.config.update(TAGS=TAGS, AUTO_OPERATION_ID=True, AUTO_404_RESPONSE=False,
                       AUTO_VALIDATION_ERROR_RESPONSE=False, AUTO_AUTH_ERROR_RESPONSE=False)
 
@@ -42,6 +44,10 @@ def install(app: APIFlask) -> None:
         assert isinstance(spec, dict)  # (a str only with SPEC_PROCESSOR_PASS_OBJECT)
         schemas = spec.setdefault("components", {}).setdefault("schemas", {})
         schemas["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+        if not keys_required:
+            for operation in (op for item in spec["paths"].values() for op in item.values()):
+                if operation.get("security"):
+                    operation["security"] = [*operation["security"], {}]
         for (path, method), headers in HEADERS.items():
             operation = spec["paths"][path][method]
             operation["parameters"] = [*operation.get("parameters", []), *headers]

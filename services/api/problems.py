@@ -14,14 +14,16 @@ from engine.errors import (
     NotYourTurn, PresidentError, WrongPhase,
 )
 from services.errors import (
-    BadRequest, BadToken, GameNotFound, KeyReused, ServiceError, StaleVersion,
+    BadKey, BadRequest, BadToken, GameNotFound, KeyNotFound, KeyRequired, KeyReused,
+    MissingScope, ServiceError, StaleVersion,
 )
 
 PROBLEM_JSON = "application/problem+json"
 
 # Most specific first.
 STATUS: list[tuple[type[Exception], int]] = [
-    (GameNotFound, 404), (BadToken, 401), (StaleVersion, 409), (KeyReused, 422),
+    (GameNotFound, 404), (KeyNotFound, 404), (BadToken, 401), (KeyRequired, 401),
+    (BadKey, 401), (MissingScope, 403), (StaleVersion, 409), (KeyReused, 422),
     (BadRequest, 400),
     (InvalidRules, 400), (InvalidAction, 400),
     (AlreadyPassed, 409), (AlreadyOut, 409), (NotYourTurn, 409), (GameOver, 409),

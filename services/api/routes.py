@@ -11,6 +11,7 @@ from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
 from config.settings import defaulted
+from services.api.auth import Keys
 from services.api.render import (
     cached_for_good, event_json, game_json, game_response, rounds_json, rules_json,
     summary_json,
@@ -21,7 +22,7 @@ from services.api.schemas import (
 )
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.container import Container
-from services.domain import LARGEST_NUMBER
+from services.domain import LARGEST_NUMBER, Caller
 from services.errors import BadEventNumber, BadIdempotencyKey, BadToken
 from services.handlers.events import events_after, round_events, series_over, wait_for_events
 from services.handlers.games import create_game, list_games, read_game
@@ -33,12 +34,21 @@ EVENT_NUMBER = re.compile(r"[0-9]{1,10}")
 
 v1 = APIBlueprint("v1", __name__, url_prefix="/v1", tag="Games")
 # The type of apiflask's doc(security=...): a list (invariant) of names or {scheme: scopes}.
-BEARER: list[str | dict[str, list[Any]]] = [{"BearerAuth": []}]
+# A seat token, or a client key, or both (``auth``).
+BEARER: list[str | dict[str, list[Any]]] = [{"BearerAuth": []}, {"ApiKeyAuth": []}]
+KEY: list[str | dict[str, list[Any]]] = [{"ApiKeyAuth": []}]
 
 
 def _services() -> Container:
     container: Container = current_app.extensions["president"]
     return container
+
+
+def _caller(token: str | None) -> Caller:
+    """The client key of the request, if any (``auth``); a seat token is credential
+    enough for that seat's own calls."""
+    keys: Keys = current_app.extensions["president.keys"]
+    return keys.caller(token_call=token is not None)
 
 
 def _event_number(text: str | None, name: str) -> int:
@@ -74,14 +84,14 @@ def get_rules() -> dict[str, Any]:
 @v1.output(CreatedOut, status_code=201)
 @v1.doc(operation_id="createGame", tags=["Games"],
         summary="Create a game: one secret token per human seat, shown once",
-        responses=problems(400, 413))
+        security=KEY, responses=problems(400, 401, 403, 413))
 def post_game(json_data: CreateGameIn) -> dict[str, Any]:
-    services = _services()
+    services, caller = _services(), _caller(None)
     created = create_game(
         CreateGame(json_data.preset, tuple(SeatSpec(s.kind, s.engine) for s in json_data.seats),
                    dict(json_data.options), json_data.rounds, json_data.seed,
                    json_data.pace_ms, json_data.turn_timeout_ms),
-        services.uow(), services.scheduler, services.engines, services.defaults)
+        services.uow(), services.scheduler, services.engines, services.defaults, caller)
     return {"game": game_json(created.game),
             "tokens": {str(seat): token for seat, token in created.tokens.items()}}
 
@@ -92,8 +102,9 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
         summary="A game: the seat's view with its token, the spectator's view without",
         security=BEARER, responses=problems(400, 401, 404))
 def get_game(game_id: str) -> Response:
-    return game_response(read_game(ReadGame(game_id, _token(required=False)),
-                                   _services().reads), request.if_none_match)
+    token = _token(required=False)
+    return game_response(read_game(ReadGame(game_id, token), _services().reads,
+                                   caller=_caller(token)), request.if_none_match)
 
 
 @v1.post("/games/<string:game_id>/actions")
@@ -106,6 +117,7 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
     services = _services()
     token = _token(required=True)
     assert token is not None
+    _caller(token)  # a key sent along must be a live one
     key = request.headers.get("Idempotency-Key") or None
     if key is not None and len(key) > KEY_LENGTH:
         raise BadIdempotencyKey(f"an Idempotency-Key has at most {KEY_LENGTH} characters")
@@ -120,8 +132,9 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
         summary="Events after number N; with wait=S, hold the request until one comes",
         security=BEARER, responses=problems(400, 401, 404))
 def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
-    events, last = wait_for_events(game_id, _token(required=False), query_data.after,
-                                   query_data.wait, _services().reads)
+    token = _token(required=False)
+    events, last = wait_for_events(game_id, token, query_data.after, query_data.wait,
+                                   _services().reads, _caller(token))
     return {"events": [event_json(e) for e in events], "last": last}
 
 
@@ -136,8 +149,8 @@ def stream_events(game_id: str) -> Response:
     last_id = request.headers.get("Last-Event-ID")
     after = (_event_number(last_id, "Last-Event-ID") if last_id is not None
              else _event_number(request.args.get("after"), "after"))
-    reads = _services().reads
-    events_after(game_id, token, after, reads, limit=1)  # 404 / 401 up front
+    reads, caller = _services().reads, _caller(token)
+    events_after(game_id, token, after, reads, limit=1, caller=caller)  # 404 / 401 up front
     lifetime_s = float(defaulted("PRESIDENT_STREAM_MAX_S"))
 
     def stream() -> Iterator[str]:
@@ -146,7 +159,7 @@ def stream_events(game_id: str) -> Response:
             events, last = wait_for_events(
                 game_id, token, seen,
                 min(HEARTBEAT_S - (time.monotonic() - quiet_since), ends - time.monotonic()),
-                reads)
+                reads, caller)
             for e in events:
                 data = event_json(e)
                 yield f"id: {e.seq}\nevent: {data['type']}\ndata: {json.dumps(data)}\n\n"
@@ -165,11 +178,11 @@ def stream_events(game_id: str) -> Response:
 @v1.input(GamesQuery, location="query")
 @v1.output(GamesOut)
 @v1.doc(operation_id="listGames",
-        summary="Games, newest first, by status, a page at a time (cursor)", tags=["History"],
-        responses=problems(400))
+        summary="The caller's games, newest first, by status, a page at a time (cursor)",
+        tags=["History"], security=KEY, responses=problems(400, 401, 403))
 def get_games(query_data: GamesQuery) -> dict[str, Any]:
     games, cursor = list_games(query_data.status, query_data.limit, query_data.cursor,
-                               _services().uow())
+                               _services().uow(), _caller(None))
     return {"games": [summary_json(g) for g in games], "next_cursor": cursor}
 
 
@@ -179,8 +192,9 @@ def get_games(query_data: GamesQuery) -> dict[str, Any]:
         summary="Finished rounds: places, roles, points, exchanges and action log",
         tags=["History"], security=BEARER, responses=problems(400, 401, 404))
 def get_rounds(game_id: str) -> Response:
-    game = read_game(ReadGame(game_id, _token(required=False)), _services().reads,
-                     history=True)
+    token = _token(required=False)
+    game = read_game(ReadGame(game_id, token), _services().reads, history=True,
+                     caller=_caller(token))
     return cached_for_good({"rounds": rounds_json(game.view)}, game.status == "over")
 
 
@@ -190,7 +204,8 @@ def get_rounds(game_id: str) -> Response:
         summary="A round's replay: its events, as the caller may see them",
         tags=["History"], security=BEARER, responses=problems(400, 401, 404))
 def get_replay(game_id: str, round_no: int) -> Response:
+    token = _token(required=False)
     events = [event_json(e) for e in
-              round_events(game_id, _token(required=False), round_no, _services().reads)]
+              round_events(game_id, token, round_no, _services().reads, _caller(token))]
     return cached_for_good({"round": round_no, "events": events},
                            events[-1]["type"] in ("round_ended", "series_ended"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from engine import State, parse_action, replay
-from services.domain import Game, Seat
+from services.domain import Caller, Game, Seat
 from services.errors import BadToken, GameNotFound
 from services.ports import UnitOfWork
 
@@ -27,6 +27,21 @@ def seat_of(game: Game, token: str) -> Seat:
     if seat is None:
         raise BadToken("this token opens no seat of this game")
     return seat
+
+
+def watchable(game: Game, caller: Caller) -> None:
+    """A spectator with a key watches that key's games only (another key's game answers
+    as if there were none)."""
+    if caller.key is not None and (game.owner != caller.key.id or not caller.may("games:read")):
+        raise GameNotFound(f"no game {game.id!r}")
+
+
+def viewer(game: Game, token: str | None, caller: Caller) -> int | None:
+    """The seat a request sees the game as: its token's, or a spectator's (None)."""
+    if token is not None:
+        return seat_of(game, token).seat
+    watchable(game, caller)
+    return None
 
 
 def replay_log(uow: UnitOfWork, game: Game, version: int | None = None) -> State:

@@ -5,19 +5,19 @@ from __future__ import annotations
 import time
 
 from engine import RoundStarted, redact
-from services.domain import PlayedFor
+from services.domain import ANONYMOUS, Caller, PlayedFor
 from services.errors import RoundNotFound
-from services.handlers.common import found, seat_of
+from services.handlers.common import found, viewer
 from services.ports import Reads
 from services.views import EventView
 
 
 def events_after(game_id: str, token: str | None, after: int, reads: Reads,
-                 limit: int = 500) -> tuple[list[EventView], int]:
+                 limit: int = 500, caller: Caller = ANONYMOUS) -> tuple[list[EventView], int]:
     """The game's events numbered above ``after`` as the token's seat (or a spectator) may
     see them, and the number of the game's last event."""
     game = found(reads.get(game_id), game_id)
-    seat = None if token is None else seat_of(game, token).seat
+    seat = viewer(game, token, caller)
     rows = reads.events_after(game_id, after, limit)
     last = max(game.events, rows[-1][0] if rows else 0)  # (the state may not be the newest)
     return [EventView(seq, version, event if isinstance(event, PlayedFor) else redact(event, seat))
@@ -25,13 +25,13 @@ def events_after(game_id: str, token: str | None, after: int, reads: Reads,
 
 
 def wait_for_events(game_id: str, token: str | None, after: int, wait_s: float,
-                    reads: Reads) -> tuple[list[EventView], int]:
+                    reads: Reads, caller: Caller = ANONYMOUS) -> tuple[list[EventView], int]:
     """``events_after``, waiting up to ``wait_s`` seconds for one if there is none yet
     (long polling): woken by the next move of the game."""
     deadline = time.monotonic() + wait_s
     while True:
         with reads.watching(game_id) as wait:
-            events, last = events_after(game_id, token, after, reads)
+            events, last = events_after(game_id, token, after, reads, caller=caller)
             left = deadline - time.monotonic()
             if events or left <= 0:
                 return events, last
@@ -43,10 +43,10 @@ def series_over(game_id: str, reads: Reads) -> bool:
     return found(reads.get(game_id), game_id).status == "over"
 
 
-def round_events(game_id: str, token: str | None, round_no: int,
-                 reads: Reads) -> list[EventView]:
+def round_events(game_id: str, token: str | None, round_no: int, reads: Reads,
+                 caller: Caller = ANONYMOUS) -> list[EventView]:
     """A round's replay: its events from its start to its end, as the caller may see them."""
-    events, _ = events_after(game_id, token, 0, reads, limit=1_000_000)
+    events, _ = events_after(game_id, token, 0, reads, limit=1_000_000, caller=caller)
     current, picked = 0, []
     for e in events:
         if isinstance(e.event, RoundStarted):

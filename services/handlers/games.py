@@ -9,18 +9,26 @@ from datetime import datetime
 
 from engine import Rules, new_series_with_events
 from services.commands import CreateGame, ReadGame, TableDefaults
-from services.domain import Game, GameSummary, Seat, hash_token, new_token
-from services.errors import BadCursor, BadStatus, InvalidSeat, OptionsContradictSeats
-from services.handlers.common import found, seat_of
+from services.domain import ANONYMOUS, Caller, Game, GameSummary, Seat, hash_token, new_token
+from services.errors import (
+    BadCursor, BadStatus, InvalidSeat, MissingScope, OptionsContradictSeats,
+)
+from services.handlers.common import found, viewer
 from services.handlers.moves import schedule_next
 from services.ports import Reads, TurnScheduler, UnitOfWork
 from services.views import CreatedGame, GameView
 
 
 def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
-                engines: tuple[str, ...], defaults: TableDefaults = TableDefaults()
-                ) -> CreatedGame:
-    """``engines``: the AI engine names a seat may name (the levels and configured bots)."""
+                engines: tuple[str, ...], defaults: TableDefaults = TableDefaults(),
+                caller: Caller = ANONYMOUS) -> CreatedGame:
+    """``engines``: the AI engine names a seat may name (the levels and configured bots).
+    The game belongs to ``caller``'s key; a game with no human seat needs its own scope
+    (that is where the AI cost is)."""
+    scope = ("games:create-human" if any(s.kind == "human" for s in cmd.seats)
+             else "games:create-ai")
+    if not caller.may(scope):
+        raise MissingScope(f"this key may not create such a game: it needs {scope}")
     rules = Rules.preset(cmd.preset, **_options(cmd))  # InvalidRules explains what is wrong
     tokens: dict[int, str] = {}
     seats = []
@@ -38,7 +46,7 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
     timeout = defaults.turn_timeout_ms if cmd.turn_timeout_ms is None else cmd.turn_timeout_ms
     game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state,
                 pace_ms=defaults.pace_ms if cmd.pace_ms is None else cmd.pace_ms,
-                turn_timeout_ms=timeout or None)  # 0: no limit
+                turn_timeout_ms=timeout or None, owner=caller.owner)  # timeout 0: no limit
     with uow:
         uow.games.add(game, events)
         uow.commit()
@@ -60,21 +68,26 @@ def _options(cmd: CreateGame) -> dict[str, object]:
     return options
 
 
-def read_game(cmd: ReadGame, reads: Reads, *, history: bool = False) -> GameView:
-    """The game as the token's seat (or a spectator) sees it; the action history only
-    when asked for (``GameView.view.history``)."""
+def read_game(cmd: ReadGame, reads: Reads, *, history: bool = False,
+              caller: Caller = ANONYMOUS) -> GameView:
+    """The game as the token's seat sees it, or as a spectator: a key sees its own games
+    only (another's answers as if there were none). The action history only when asked
+    for (``GameView.view.history``)."""
     game = found(reads.get(cmd.game_id), cmd.game_id)
-    seat = None if cmd.token is None else seat_of(game, cmd.token).seat
-    return GameView.of(game, seat, history=history)
+    return GameView.of(game, viewer(game, cmd.token, caller), history=history)
 
 
-def list_games(status: str | None, limit: int, cursor: str | None,
-               uow: UnitOfWork) -> tuple[list[GameSummary], str | None]:
-    """A page of games, newest first, and the cursor of the next page (None: last page)."""
+
+def list_games(status: str | None, limit: int, cursor: str | None, uow: UnitOfWork,
+               caller: Caller = ANONYMOUS) -> tuple[list[GameSummary], str | None]:
+    """A page of the caller's games (a key's own; without a key, the anonymous ones),
+    newest first, and the cursor of the next page (None: last page)."""
     if status not in (None, "active", "over"):
         raise BadStatus("status is 'active' or 'over'")
+    if not caller.may("games:read"):
+        raise MissingScope("this key may not list games: it needs games:read")
     with uow:
-        games = uow.games.page(status, limit + 1, _decode_cursor(cursor))
+        games = uow.games.page(caller.owner, status, limit + 1, _decode_cursor(cursor))
     more, games = len(games) > limit, games[:limit]
     return games, _encode_cursor(games[-1]) if more and games else None
 

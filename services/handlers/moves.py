@@ -84,7 +84,7 @@ def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView 
         raise KeyReused(f"this Idempotency-Key was sent before at version {version - 1}, "
                         f"not {cmd.version}")
     then = Game(game.id, game.preset, game.seats, replay_log(uow, game, version), version,
-                pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms)
+                pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms, owner=game.owner)
     return GameView.of(then, seat)
 
 

@@ -25,7 +25,9 @@ class GameRow(Base):
     __table_args__ = (Index("ix_games_waiting", "status", "updated_at"),
                       Index("ix_games_turn_deadline", "turn_deadline",
                             postgresql_where=text("turn_deadline IS NOT NULL"),
-                            sqlite_where=text("turn_deadline IS NOT NULL")))
+                            sqlite_where=text("turn_deadline IS NOT NULL")),
+                      # a key's games, newest first (listing); never rewritten by a move
+                      Index("ix_games_owner", "owner", "created_at", "id"))
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     status: Mapped[str] = mapped_column(String(16))  # "active" | "over"
@@ -47,6 +49,7 @@ class GameRow(Base):
     turn_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    owner: Mapped[str | None] = mapped_column(String(32))  # the client key's id; None: anonymous
 
     seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="joined",
                                                 cascade="all, delete-orphan")
@@ -102,3 +105,19 @@ class IdempotencyRow(Base):
     key: Mapped[str] = mapped_column(String(128), primary_key=True)
     action: Mapped[str] = mapped_column(Text)  # what was sent the first time
     version: Mapped[int] = mapped_column(Integer)  # the game version it produced
+
+
+class ApiKeyRow(Base):
+    """A client application's key: its secret's SHA-256 only, never the secret."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    scopes: Mapped[list[str]] = mapped_column(JSON)
+    rate: Mapped[str | None] = mapped_column(String(64))  # its own limit, e.g. "600/minute"
+    max_active_games: Mapped[int | None] = mapped_column(Integer)
+    ai_seconds_per_hour: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -63,10 +63,10 @@ def load_game(run: Run, states: GameStates, game_id: str, feed: ChangeFeed | Non
         rows = run(GAME_AND_SEATS, game_id=game_id)
         if not rows:
             return None
-        preset, version, events, pace_ms, turn_timeout_ms = rows[0][:5]
+        preset, version, events, pace_ms, turn_timeout_ms, owner = rows[0][:6]
         seating = Seating(preset, tuple(Seat(seat, kind, engine, token_hash)
                                         for *_, seat, kind, engine, token_hash in rows),
-                          pace_ms, turn_timeout_ms)
+                          pace_ms, turn_timeout_ms, owner)
         states.seat(game_id, seating)
         since = [] if known is None else [a for (a,) in run(
             ACTIONS_BETWEEN, game_id=game_id, after=known.version, upto=version)]

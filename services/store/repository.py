@@ -11,10 +11,10 @@ from sqlalchemy.orm import Session
 from engine.events import Event
 from engine.snapshot import event_to_dict
 from engine.state import LogEntry
-from services.domain import Game, GameSummary, PlayedFor, Seat, Waiting
+from services.domain import ApiKey, Game, GameSummary, PlayedFor, Seat, Waiting
 from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
-    ActionRow, Base, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow,
+    ActionRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow,
 )
 from services.store.moves import Move, MoveBatches
 from services.store.reads import GameReads
@@ -81,7 +81,7 @@ class SqlGameRepository:
             snapshot=stored(game.state), events=len(events),
             pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
             turn_deadline=_deadline(game, now), created_at=now, updated_at=now,
-            seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
+            owner=game.owner, seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
                    for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
         self._add_events(game, events)
@@ -198,10 +198,13 @@ class SqlGameRepository:
         """(action text, resulting version) of an earlier action sent with ``key``."""
         return self.reads.remembered(game_id, seat, key)
 
-    def page(self, status: str | None, limit: int,
+    def page(self, owner: str | None, status: str | None, limit: int,
              before: tuple[datetime, str] | None) -> list[GameSummary]:
-        """Games newest first, strictly after the ``before`` (created_at, id) cursor."""
-        query = select(GameRow).order_by(GameRow.created_at.desc(), GameRow.id.desc())
+        """``owner``'s games newest first, strictly after the ``before`` (created_at, id)
+        cursor (index ix_games_owner)."""
+        query = (select(GameRow).where(GameRow.owner.is_(None) if owner is None
+                                       else GameRow.owner == owner)
+                 .order_by(GameRow.created_at.desc(), GameRow.id.desc()))
         if status is not None:
             query = query.where(GameRow.status == status)
         if before is not None:
@@ -214,3 +217,36 @@ class SqlGameRepository:
 
     def ids(self) -> list[str]:
         return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))
+
+
+class SqlKeyRepository:
+    """The ``KeyRepository`` port on SQLAlchemy."""
+
+    def __init__(self, session: Callable[[], Session]) -> None:
+        self._session = session
+
+    def add(self, key: ApiKey, secret_hash: str) -> None:
+        self._session().add(ApiKeyRow(
+            id=key.id, name=key.name, secret_hash=secret_hash, scopes=sorted(key.scopes),
+            rate=key.rate, max_active_games=key.max_active_games,
+            ai_seconds_per_hour=key.ai_seconds_per_hour, created_at=key.created_at or utcnow()))
+
+    def by_hash(self, secret_hash: str) -> ApiKey | None:
+        row = self._session().scalar(select(ApiKeyRow).where(ApiKeyRow.secret_hash == secret_hash))
+        return None if row is None else _key(row)
+
+    def all(self) -> list[ApiKey]:
+        return [_key(row) for row in self._session().scalars(
+            select(ApiKeyRow).order_by(ApiKeyRow.created_at, ApiKeyRow.id))]
+
+    def revoke(self, key_id: str, when: datetime) -> bool:
+        row = self._session().get(ApiKeyRow, key_id)
+        if row is None:
+            return False
+        row.revoked_at = row.revoked_at or when
+        return True
+
+
+def _key(row: ApiKeyRow) -> ApiKey:
+    return ApiKey(row.id, row.name, frozenset(row.scopes), row.rate, row.max_active_games,
+                  row.ai_seconds_per_hour, _aware(row.created_at), row.revoked_at is not None)

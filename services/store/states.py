@@ -23,12 +23,13 @@ class Known(NamedTuple):
 
 
 class Seating(NamedTuple):
-    """What a game is created with and keeps: its preset, seats and pace."""
+    """What a game is created with and keeps: its preset, seats, pace and owner."""
 
     preset: str
     seats: tuple[Seat, ...]
     pace_ms: int
     turn_timeout_ms: int | None
+    owner: str | None
 
 
 class GameStates:
@@ -96,4 +97,4 @@ def _older(held: Known, new: Known) -> bool:
 
 def game_of(game_id: str, seating: Seating, known: Known) -> Game:
     return Game(game_id, seating.preset, seating.seats, known.state, known.version,
-                known.events, seating.pace_ms, seating.turn_timeout_ms)
+                known.events, seating.pace_ms, seating.turn_timeout_ms, seating.owner)

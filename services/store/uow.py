@@ -10,11 +10,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from services.store.moves import MoveBatches
 from services.store.reads import GameReads
-from services.store.repository import SqlGameRepository
+from services.store.repository import SqlGameRepository, SqlKeyRepository
 
 
 class SqlUnitOfWork:
     games: SqlGameRepository
+    keys: SqlKeyRepository
 
     def __init__(self, sessions: sessionmaker[Session], reads: GameReads,
                  moves: MoveBatches | None = None) -> None:
@@ -25,6 +26,7 @@ class SqlUnitOfWork:
     def __enter__(self) -> SqlUnitOfWork:
         self._session: Session | None = None
         self.games = SqlGameRepository(lambda: self.session, self._reads, self._moves)
+        self.keys = SqlKeyRepository(lambda: self.session)
         return self
 
     @property

@@ -127,3 +127,30 @@ def test_api_workers_freeze_what_they_loaded_and_the_bench_does_the_same_to_both
     finally:
         gc.unfreeze()
     assert (tmp_path / "4242").exists()  # and the worker said it was ready
+
+
+def test_keys_are_created_shown_once_listed_without_secret_and_revoked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from services.domain import hash_token
+
+    url = f"sqlite:///{tmp_path}/president.db"
+    assert main(["db", "upgrade", "--url", url]) == 0
+    capsys.readouterr()
+    assert main(["keys", "create", "--name", "mobile backend", "--scopes",
+                 "games:create-human,games:read", "--max-active-games", "50", "--url", url]) == 0
+    made = json.loads(capsys.readouterr().out)
+    assert made["key"].startswith("pk_") and made["scopes"] == ["games:create-human",
+                                                              "games:read"]
+    assert main(["keys", "list", "--url", url]) == 0
+    listed = capsys.readouterr().out
+    assert made["id"] in listed and made["key"] not in listed
+    assert hash_token(made["key"]) not in listed
+    assert json.loads(listed)["max_active_games"] == 50 and not json.loads(listed)["revoked"]
+    assert main(["keys", "revoke", made["id"], "--url", url]) == 0
+    capsys.readouterr()
+    assert main(["keys", "list", "--url", url]) == 0
+    assert json.loads(capsys.readouterr().out)["revoked"] is True
+    assert main(["keys", "revoke", "nope", "--url", url]) == 2
+    assert "key_not_found" in capsys.readouterr().err
+    assert main(["keys", "create", "--name", "x", "--scopes", "admin", "--url", url]) == 2
+    assert "bad_scope" in capsys.readouterr().err

@@ -1,0 +1,52 @@
+"""Who is calling: a client key (``X-API-Key``), a seat token's own call, or, in open
+mode, anybody. ``PRESIDENT_AUTH``: ``open`` (the embedded default: no key needed) or
+``keys`` (what ``deploy/`` sets: every call but the probes, the rules, the docs, the play
+page and a seat token's own calls needs a key)."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from flask import request
+
+from services.domain import ANONYMOUS, ApiKey, Caller, hash_token
+from services.errors import KeyRequired
+from services.handlers.keys import authenticate
+from services.ports import UnitOfWork
+from services.versioned import VersionedCache
+
+KEY_HEADER = "X-API-Key"
+MODES = ("open", "keys")
+TRUST_S = 5.0  # a key found live is trusted this long: a revocation takes effect within it
+
+
+class Keys:
+    """Authenticates client keys, keeping each live one a few seconds (one lookup per key
+    every ``TRUST_S``, not one per request)."""
+
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"PRESIDENT_AUTH is one of {', '.join(MODES)}, not {mode!r}")
+        self._uow = uow_factory
+        self.required = mode == "keys"
+        self._live: VersionedCache[str, tuple[ApiKey, float]] = VersionedCache(1024)
+
+    def caller(self, token_call: bool) -> Caller:
+        """The request's caller. ``token_call``: the request carries a seat token, which
+        is credential enough for that seat's own calls."""
+        secret = request.headers.get(KEY_HEADER)
+        if secret is not None:  # (sent empty: a key that opens nothing)
+            return Caller(self._key(secret))
+        if self.required and not token_call:
+            raise KeyRequired(f"this call needs a client key: send it as {KEY_HEADER}")
+        return ANONYMOUS
+
+    def _key(self, secret: str) -> ApiKey:
+        digest, now = hash_token(secret), time.monotonic()
+        held = self._live.get(digest)
+        if held is not None and held[1] > now:
+            return held[0]
+        key = authenticate(secret, self._uow())  # BadKey: unknown or revoked
+        self._live.put(digest, (key, now + TRUST_S))
+        return key

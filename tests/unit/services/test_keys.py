@@ -1,0 +1,88 @@
+"""Client keys on fakes of the ports: issued once, stored hashed, revoked; a key's scopes
+say which games it may create, and it sees its own games only."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakes import FakeDatabase, Recorder
+from services.commands import CreateGame, CreateKey, ReadGame, SeatSpec
+from services.domain import ANONYMOUS, Caller, hash_token
+from services.errors import BadKey, BadScope, GameNotFound, KeyNotFound, MissingScope
+from services.handlers.events import events_after
+from services.handlers.games import create_game, list_games, read_game
+from services.handlers.keys import PREFIX, authenticate, create_key, list_keys, revoke_key
+from workers.ai import LEVELS
+
+ALL = ("games:create-human", "games:create-ai", "games:read")
+HUMANS = (SeatSpec("human"),) * 4
+AIS = (SeatSpec("ai", "easy"),) * 4
+
+
+def _key(db: FakeDatabase, scopes: tuple[str, ...] = ALL) -> tuple[Caller, str]:
+    key, secret = create_key(CreateKey("app", scopes), db.uow())
+    return Caller(key), secret
+
+
+def test_a_key_is_shown_once_and_stored_as_its_hash_only() -> None:
+    db = FakeDatabase()
+    caller, secret = _key(db)
+    assert secret.startswith(PREFIX) and len(secret) > 40
+    assert list(db.keys_by_hash) == [hash_token(secret)]  # never the secret itself
+    assert authenticate(secret, db.uow()) == caller.key
+    assert [k.id for k in list_keys(db.uow())] == [caller.key.id]  # type: ignore[union-attr]
+    with pytest.raises(BadKey):
+        authenticate(secret + "x", db.uow())
+
+
+def test_a_revoked_key_opens_nothing() -> None:
+    db = FakeDatabase()
+    caller, secret = _key(db)
+    revoke_key(caller.key.id, db.uow())  # type: ignore[union-attr]
+    with pytest.raises(BadKey):
+        authenticate(secret, db.uow())
+    assert list_keys(db.uow())[0].revoked
+    with pytest.raises(KeyNotFound):
+        revoke_key("nope", db.uow())
+
+
+@pytest.mark.parametrize("scopes", [(), ("games:delete",), ("games:read", "admin")])
+def test_a_key_has_known_scopes_only(scopes: tuple[str, ...]) -> None:
+    db = FakeDatabase()
+    with pytest.raises(BadScope):
+        create_key(CreateKey("app", scopes), db.uow())
+    assert db.keys_by_hash == {}
+
+
+def test_ai_only_games_need_their_own_scope() -> None:
+    db = FakeDatabase()
+    humans_only, _ = _key(db, ("games:create-human",))
+    create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=humans_only)
+    with pytest.raises(MissingScope, match="games:create-ai"):
+        create_game(CreateGame("classic", AIS), db.uow(), Recorder(), LEVELS,
+                    caller=humans_only)
+    ai_only, _ = _key(db, ("games:create-ai",))
+    with pytest.raises(MissingScope, match="games:create-human"):
+        create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=ai_only)
+    assert len(db.games) == 1
+
+
+def test_a_key_lists_and_watches_its_own_games_only() -> None:
+    db = FakeDatabase()
+    mine, _ = _key(db)
+    theirs, _ = _key(db)
+    made = {caller: create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS,
+                                caller=caller) for caller in (mine, theirs, ANONYMOUS)}
+    for caller, created in made.items():
+        page, _ = list_games(None, 10, None, db.uow(), caller)
+        assert [g.game_id for g in page] == [created.game.game_id]
+    other = made[theirs].game.game_id
+    with pytest.raises(GameNotFound):
+        read_game(ReadGame(other), db.reads(), caller=mine)
+    with pytest.raises(GameNotFound):
+        events_after(other, None, 0, db.reads(), caller=mine)
+    token = made[theirs].tokens[0]  # a seat token opens its seat whoever asks
+    assert read_game(ReadGame(other, token), db.reads(), caller=mine).seat == 0
+    no_read, _ = _key(db, ("games:create-human",))
+    with pytest.raises(MissingScope):
+        list_games(None, 10, None, db.uow(), no_read)
