@@ -81,7 +81,8 @@ class Cluster:
                 "PRESIDENT_AI_ENGINES": ",".join(f"{level}={target}" for level in LEVELS),
                 "PRESIDENT_SWEEP_EVERY_S": "1", "PRESIDENT_SWEEP_AFTER_S": "3",
                 "PRESIDENT_AI_RETRY_BASE_MS": "100", "PYTHONUNBUFFERED": "1",
-                **self.settings}
+                # every client of a test or a benchmark comes from one address
+                "PRESIDENT_RATE_STORAGE": "off", **self.settings}
 
     def _start(self, name: str, *args: str) -> Proc:
         log = self.workdir / f"{name}.log"

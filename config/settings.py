@@ -58,6 +58,18 @@ SETTINGS = (
             "`open`: no client key needed (the embedded default); `keys`: every call but "
             "the probes, the rules, the docs, the play page and a seat token's own calls "
             "needs an `X-API-Key` (what `deploy/` sets)"),
+    Setting("PRESIDENT_RATE_STORAGE", "memory://",
+            "where the rate limits count: `memory://` (each process its own), "
+            "`redis://…` (shared: what `deploy/` sets), `off`: no limits"),
+    Setting("PRESIDENT_RATE_KEY", "6000/minute",
+            "requests per client key, unless the key has its own (`keys create --rate`)"),
+    Setting("PRESIDENT_RATE_TOKEN", "600/minute",
+            "requests per seat token sent without a client key"),
+    Setting("PRESIDENT_RATE_ANONYMOUS", "1200/minute",
+            "requests per client address, with neither a key nor a token"),
+    Setting("PRESIDENT_TRUSTED_PROXIES", "0",
+            "proxies in front of the API whose `X-Forwarded-For` names the client "
+            "(`deploy/`: 1, nginx); 0: the connection's address is the client's"),
     Setting("PRESIDENT_CORS_ORIGINS", "",
             "web origins allowed to call the API from a browser, comma-separated (`*`: any)"),
     Setting("PROMETHEUS_MULTIPROC_DIR", None,

@@ -9,9 +9,10 @@ from apiflask.exceptions import HTTPError
 from flask import Response
 from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from engine.errors import PresidentError
-from services.api import metrics, openapi, security
+from services.api import limits, metrics, openapi, security
 from services.api.auth import KEY_HEADER, Keys
 from services.api.docs import docs
 from services.api.problems import HTTP_CODES, from_error, problem
@@ -53,6 +54,10 @@ def create_app(container: Container) -> APIFlask:
     app.extensions["president"] = container
     keys = app.extensions["president.keys"] = Keys(container.uow, defaulted("PRESIDENT_AUTH"))
     openapi.install(app, keys.required)
+    proxies = int(defaulted("PRESIDENT_TRUSTED_PROXIES"))
+    if proxies:  # the client's address, for its rate limit, from what the proxies say
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
+    limits.install(app, keys)
     app.register_blueprint(v1)
     _cors(app, defaulted("PRESIDENT_CORS_ORIGINS"))
     app.register_blueprint(web)

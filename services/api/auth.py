@@ -11,7 +11,7 @@ from typing import Callable
 from flask import request
 
 from services.domain import ANONYMOUS, ApiKey, Caller, hash_token
-from services.errors import KeyRequired
+from services.errors import BadKey, KeyRequired
 from services.handlers.keys import authenticate
 from services.ports import UnitOfWork
 from services.versioned import VersionedCache
@@ -41,6 +41,14 @@ class Keys:
         if self.required and not token_call:
             raise KeyRequired(f"this call needs a client key: send it as {KEY_HEADER}")
         return ANONYMOUS
+
+    def peek(self, secret: str) -> ApiKey | None:
+        """The live key of that secret, or None (the rate limits' bucket: refusing is the
+        route's business)."""
+        try:
+            return self._key(secret)
+        except BadKey:
+            return None
 
     def _key(self, secret: str) -> ApiKey:
         digest, now = hash_token(secret), time.monotonic()

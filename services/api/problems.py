@@ -35,7 +35,7 @@ STATUS: list[tuple[type[Exception], int]] = [
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 404: "not_found",
               405: "method_not_allowed", 413: "body_too_large", 415: "unsupported_media_type"}
 REQUEST_CODES = {"invalid_body": 400, "invalid_query": 400, "malformed_body": 400,
-                 "not_ready": 503}
+                 "rate_limited": 429, "not_ready": 503}
 
 
 def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Response:

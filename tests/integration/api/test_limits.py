@@ -1,0 +1,95 @@
+"""Rate limits over HTTP: per client address, per seat token, per client key (and a key's
+own rate); 429 problem+json with Retry-After and the RateLimit headers, nothing done;
+counters shared through Redis between API processes; a storage that fails lets requests
+through."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+from flask.testing import FlaskClient
+from sqlalchemy import Engine
+
+from apps import inline_app
+from services.commands import CreateKey
+from services.handlers.keys import create_key
+from services.store import Store
+
+HUMANS = [{"kind": "human"}] * 4
+REDIS = os.environ.get("PRESIDENT_TEST_REDIS_URL")
+
+
+def _app(db: Engine, monkeypatch: pytest.MonkeyPatch, **rates: str) -> FlaskClient:
+    for name, rate in rates.items():
+        monkeypatch.setenv(f"PRESIDENT_RATE_{name.upper()}", rate)
+    return inline_app(db).test_client()
+
+
+def _refused(response) -> None:  # type: ignore[no-untyped-def]
+    assert response.status_code == 429, response.get_json()
+    assert response.mimetype == "application/problem+json"
+    assert response.get_json()["code"] == "rate_limited"
+    assert 1 <= int(response.headers["Retry-After"]) <= 61
+    assert response.headers["RateLimit-Remaining"] == "0"
+
+
+def test_an_address_past_its_rate_gets_429_and_nothing_is_created(
+        db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = _app(db, monkeypatch, anonymous="3/minute")
+    seen = [client.post("/v1/games", json={"preset": "classic", "seats": HUMANS})
+            for _ in range(3)]
+    assert [r.status_code for r in seen] == [201, 201, 201]
+    assert [r.headers["RateLimit-Remaining"] for r in seen] == ["2", "1", "0"]
+    assert all(r.headers["RateLimit-Limit"] == "3" for r in seen)
+    _refused(client.post("/v1/games", json={"preset": "classic", "seats": HUMANS}))
+    with Store(db).uow() as uow:
+        assert len(uow.games.ids()) == 3
+    for path in ("/healthz", "/docs", "/openapi.json", "/"):  # not counted
+        assert client.get(path).status_code == 200, path
+
+
+def test_each_seat_token_has_its_own_count(db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = _app(db, monkeypatch, token="2/minute")
+    created = client.post("/v1/games", json={"preset": "classic", "seats": HUMANS}).get_json()
+    game_id, tokens = created["game"]["game_id"], created["tokens"]
+    for _ in range(2):
+        assert client.get(f"/v1/games/{game_id}",
+                          headers={"Authorization": f"Bearer {tokens['0']}"}).status_code == 200
+    _refused(client.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens['0']}"}))
+    other = client.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens['1']}"})
+    assert other.status_code == 200 and other.headers["RateLimit-Limit"] == "2"
+
+
+def test_a_key_counts_on_its_own_and_may_have_its_own_rate(
+        db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = _app(db, monkeypatch, key="5/minute")
+    _, slow = create_key(CreateKey("slow", ("games:read",), rate="2/minute"), Store(db).uow())
+    _, usual = create_key(CreateKey("usual", ("games:read",)), Store(db).uow())
+    for _ in range(2):
+        assert client.get("/v1/games", headers={"X-API-Key": slow}).status_code == 200
+    _refused(client.get("/v1/games", headers={"X-API-Key": slow}))
+    answer = client.get("/v1/games", headers={"X-API-Key": usual})
+    assert answer.status_code == 200 and answer.headers["RateLimit-Limit"] == "5"
+
+
+@pytest.mark.skipif(REDIS is None, reason="PRESIDENT_TEST_REDIS_URL is not set (.ci/run sets it)")
+def test_on_redis_every_api_process_shares_the_count(
+        db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESIDENT_RATE_STORAGE", f"{REDIS}/14")
+    # a fresh address of its own, so that no earlier run's count is in the way
+    address = f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.1"
+    first, second = (_app(db, monkeypatch, anonymous="3/minute") for _ in range(2))
+    environ = {"REMOTE_ADDR": address}
+    assert first.get("/v1/rules", environ_base=environ).status_code == 200
+    assert second.get("/v1/rules", environ_base=environ).status_code == 200
+    assert first.get("/v1/rules", environ_base=environ).status_code == 200
+    _refused(second.get("/v1/rules", environ_base=environ))
+
+
+def test_a_rate_storage_that_fails_lets_requests_through(
+        db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESIDENT_RATE_STORAGE", "redis://127.0.0.1:1/0")  # nothing there
+    client = _app(db, monkeypatch, anonymous="1/minute")
+    assert [client.get("/v1/rules").status_code for _ in range(3)] == [200, 200, 200]
