@@ -227,7 +227,8 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     if make_url(url).get_backend_name() == "postgresql":  # tables of its own, from scratch
         url = in_schema(url, "bench_api")
     recreate(make_engine(url)).dispose()
-    env = {"DATABASE_URL": url, "PRESIDENT_RATE_STORAGE": "off"}  # the unlimited shape
+    env = {"DATABASE_URL": url, "PRESIDENT_RATE_STORAGE": "off",  # the unlimited shape
+           "PRESIDENT_QUOTA_GAMES_ANONYMOUS": str(games)}
     use_wrk = shutil.which("wrk") is not None
     shape = Shape(workers, worker_class, threads)
     with gunicorn("benchmarks.hello_app:app", env, clients, shape) as hello_server, \

@@ -82,7 +82,8 @@ class Cluster:
                 "PRESIDENT_SWEEP_EVERY_S": "1", "PRESIDENT_SWEEP_AFTER_S": "3",
                 "PRESIDENT_AI_RETRY_BASE_MS": "100", "PYTHONUNBUFFERED": "1",
                 # every client of a test or a benchmark comes from one address
-                "PRESIDENT_RATE_STORAGE": "off", **self.settings}
+                "PRESIDENT_RATE_STORAGE": "off", "PRESIDENT_QUOTA_GAMES_ANONYMOUS": "100000",
+                **self.settings}
 
     def _start(self, name: str, *args: str) -> Proc:
         log = self.workdir / f"{name}.log"

@@ -67,6 +67,11 @@ SETTINGS = (
             "requests per seat token sent without a client key"),
     Setting("PRESIDENT_RATE_ANONYMOUS", "1200/minute",
             "requests per client address, with neither a key nor a token"),
+    Setting("PRESIDENT_QUOTA_GAMES_KEY", "1000",
+            "games under way a client key may hold, unless it has its own quota "
+            "(`keys create --max-active-games`)"),
+    Setting("PRESIDENT_QUOTA_GAMES_ANONYMOUS", "20",
+            "games under way a client address may hold without a key"),
     Setting("PRESIDENT_TRUSTED_PROXIES", "0",
             "proxies in front of the API whose `X-Forwarded-For` names the client "
             "(`deploy/`: 1, nginx); 0: the connection's address is the client's"),

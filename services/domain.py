@@ -27,6 +27,11 @@ def advanced(state: State, actions: Iterable[str], *, checked: bool = True) -> S
     return state
 
 
+def origin_of(address: str) -> str:
+    """An anonymous caller's origin: its address, hashed (as long as a key's id)."""
+    return "a:" + hashlib.sha256(address.encode()).hexdigest()[:30]
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 
@@ -69,14 +74,18 @@ class ApiKey:
 
 @dataclass(frozen=True)
 class Caller:
-    """Who is asking: a client key, or nobody (open mode, or a seat token's own calls)."""
+    """Who is asking: a client key, or nobody (open mode, or a seat token's own calls),
+    from an ``origin`` (an anonymous caller's address, hashed), with the quota of games
+    under way it may hold (None: no quota)."""
 
     key: ApiKey | None = None
+    origin: str | None = None
+    max_active_games: int | None = None
 
     @property
     def owner(self) -> str | None:
-        """What a game this caller makes belongs to."""
-        return None if self.key is None else self.key.id
+        """What a game this caller makes belongs to: its key, else its origin."""
+        return self.origin if self.key is None else self.key.id
 
     def may(self, scope: str) -> bool:
         return self.key is None or scope in self.key.scopes

@@ -46,6 +46,12 @@ class MissingScope(ServiceError):
     code = "missing_scope"
 
 
+class QuotaExceeded(ServiceError):
+    """The caller holds as many games under way as it may."""
+
+    code = "quota_exceeded"
+
+
 class KeyNotFound(ServiceError):
     code = "key_not_found"
 

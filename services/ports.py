@@ -86,6 +86,9 @@ class GameRepository(Protocol):
 
     def ids(self) -> list[str]: ...
 
+    def active_count(self, owner: str | None) -> int:
+        """How many of ``owner``'s games are under way."""
+
 
 class KeyRepository(Protocol):
     def add(self, key: ApiKey, secret_hash: str) -> None: ...

@@ -141,6 +141,10 @@ class FakeRepository:
                 if s.game.owner == owner and (status is None or s.game.status == status)
                 and (before is None or (s.created_at, s.game.id) < before)][:limit]
 
+    def active_count(self, owner: str | None) -> int:
+        return sum(s.game.owner == owner and s.game.status == "active"
+                   for s in self._db.games.values())
+
     def ids(self) -> list[str]:
         return [s.game.id for s in sorted(self._db.games.values(), key=lambda s: s.created_at)]
 

@@ -52,7 +52,9 @@ def create_app(container: Container) -> APIFlask:
                                          "description": "a client application's key "
                                          "(president keys create)"}})
     app.extensions["president"] = container
-    keys = app.extensions["president.keys"] = Keys(container.uow, defaulted("PRESIDENT_AUTH"))
+    keys = app.extensions["president.keys"] = Keys(
+        container.uow, defaulted("PRESIDENT_AUTH"), int(defaulted("PRESIDENT_QUOTA_GAMES_KEY")),
+        int(defaulted("PRESIDENT_QUOTA_GAMES_ANONYMOUS")))
     openapi.install(app, keys.required)
     proxies = int(defaulted("PRESIDENT_TRUSTED_PROXIES"))
     if proxies:  # the client's address, for its rate limit, from what the proxies say

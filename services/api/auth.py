@@ -10,7 +10,7 @@ from typing import Callable
 
 from flask import request
 
-from services.domain import ANONYMOUS, ApiKey, Caller, hash_token
+from services.domain import ApiKey, Caller, hash_token, origin_of
 from services.errors import BadKey, KeyRequired
 from services.handlers.keys import authenticate
 from services.ports import UnitOfWork
@@ -25,11 +25,15 @@ class Keys:
     """Authenticates client keys, keeping each live one a few seconds (one lookup per key
     every ``TRUST_S``, not one per request)."""
 
-    def __init__(self, uow_factory: Callable[[], UnitOfWork], mode: str) -> None:
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], mode: str,
+                 key_games: int, anonymous_games: int) -> None:
+        """``key_games``, ``anonymous_games``: the games under way a key (unless it has
+        its own quota) and a client address may hold."""
         if mode not in MODES:
             raise ValueError(f"PRESIDENT_AUTH is one of {', '.join(MODES)}, not {mode!r}")
         self._uow = uow_factory
         self.required = mode == "keys"
+        self._key_games, self._anonymous_games = key_games, anonymous_games
         self._live: VersionedCache[str, tuple[ApiKey, float]] = VersionedCache(1024)
 
     def caller(self, token_call: bool) -> Caller:
@@ -37,10 +41,12 @@ class Keys:
         is credential enough for that seat's own calls."""
         secret = request.headers.get(KEY_HEADER)
         if secret is not None:  # (sent empty: a key that opens nothing)
-            return Caller(self._key(secret))
+            key = self._key(secret)
+            return Caller(key, max_active_games=key.max_active_games or self._key_games)
         if self.required and not token_call:
             raise KeyRequired(f"this call needs a client key: send it as {KEY_HEADER}")
-        return ANONYMOUS
+        return Caller(origin=origin_of(request.remote_addr or ""),
+                      max_active_games=self._anonymous_games)
 
     def peek(self, secret: str) -> ApiKey | None:
         """The live key of that secret, or None (the rate limits' bucket: refusing is the

@@ -32,6 +32,18 @@ HEADERS: dict[tuple[str, str], list[dict[str, Any]]] = {
          "description": "start after this event number, when no Last-Event-ID is sent"}],
 }
 
+TOO_MANY = {
+    "description": "over the caller's rate limit, or its quota of games under way",
+    "headers": {"Retry-After": {"schema": {"type": "integer"},
+                                "description": "seconds to wait (a rate limit)"}},
+    "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
+}
+# Every counted answer says where the caller stands (services/api/limits.py).
+RATE_HEADERS = {name: {"schema": {"type": "integer"}, "description": text} for name, text in (
+    ("RateLimit-Limit", "requests allowed in the window"),
+    ("RateLimit-Remaining", "requests left in the window"),
+    ("RateLimit-Reset", "seconds until the window starts again"))}
+
 
 def install(app: APIFlask, keys_required: bool) -> None:
     """``keys_required``: the service runs with ``PRESIDENT_AUTH=keys``; otherwise every
@@ -48,6 +60,11 @@ def install(app: APIFlask, keys_required: bool) -> None:
             for operation in (op for item in spec["paths"].values() for op in item.values()):
                 if operation.get("security"):
                     operation["security"] = [*operation["security"], {}]
+        for path, item in spec["paths"].items():  # every /v1 call is counted (limits)
+            for operation in item.values() if path.startswith("/v1/") else ():
+                operation["responses"]["429"] = TOO_MANY
+                for response in operation["responses"].values():
+                    response.setdefault("headers", {}).update(RATE_HEADERS)
         for (path, method), headers in HEADERS.items():
             operation = spec["paths"][path][method]
             operation["parameters"] = [*operation.get("parameters", []), *headers]

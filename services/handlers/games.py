@@ -11,7 +11,7 @@ from engine import Rules, new_series_with_events
 from services.commands import CreateGame, ReadGame, TableDefaults
 from services.domain import ANONYMOUS, Caller, Game, GameSummary, Seat, hash_token, new_token
 from services.errors import (
-    BadCursor, BadStatus, InvalidSeat, MissingScope, OptionsContradictSeats,
+    BadCursor, BadStatus, InvalidSeat, MissingScope, OptionsContradictSeats, QuotaExceeded,
 )
 from services.handlers.common import found, viewer
 from services.handlers.moves import schedule_next
@@ -29,6 +29,7 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
              else "games:create-ai")
     if not caller.may(scope):
         raise MissingScope(f"this key may not create such a game: it needs {scope}")
+    _within_quota(caller, uow)
     rules = Rules.preset(cmd.preset, **_options(cmd))  # InvalidRules explains what is wrong
     tokens: dict[int, str] = {}
     seats = []
@@ -52,6 +53,19 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
         uow.commit()
     schedule_next(game, scheduler)
     return CreatedGame(GameView.of(game, None), tokens)
+
+
+def _within_quota(caller: Caller, uow: UnitOfWork) -> None:
+    """A caller holds at most its quota of games under way. (Two creates at the same
+    moment may both pass: the quota bounds what a caller holds, give or take its
+    concurrency, which the rate limits bound in turn.)"""
+    if caller.max_active_games is None:
+        return
+    with uow:
+        held = uow.games.active_count(caller.owner)
+    if held >= caller.max_active_games:
+        raise QuotaExceeded(f"{held} game(s) under way, the most this caller may hold: "
+                            "finish or wait for one")
 
 
 def _options(cmd: CreateGame) -> dict[str, object]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Sequence
 
-from sqlalchemy import Select, Table, and_, bindparam, insert, or_, select, update
+from sqlalchemy import Select, Table, and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from engine.events import Event
@@ -214,6 +214,12 @@ class SqlGameRepository:
         return [GameSummary(r.id, r.status, r.preset, r.version, r.created_at,
                             tuple(Seat(x.seat, x.kind, x.engine) for x in r.seats))
                 for r in self.session.scalars(query.limit(limit)).unique()]  # seats joined
+
+    def active_count(self, owner: str | None) -> int:
+        query = select(func.count()).select_from(GameRow).where(
+            GameRow.owner.is_(None) if owner is None else GameRow.owner == owner,
+            GameRow.status == "active")
+        return int(self.session.scalar(query) or 0)
 
     def ids(self) -> list[str]:
         return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))

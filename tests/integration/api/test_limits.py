@@ -93,3 +93,26 @@ def test_a_rate_storage_that_fails_lets_requests_through(
     monkeypatch.setenv("PRESIDENT_RATE_STORAGE", "redis://127.0.0.1:1/0")  # nothing there
     client = _app(db, monkeypatch, anonymous="1/minute")
     assert [client.get("/v1/rules").status_code for _ in range(3)] == [200, 200, 200]
+
+
+def test_a_client_past_its_quota_of_games_under_way_gets_429_and_nothing_created(
+        db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESIDENT_QUOTA_GAMES_ANONYMOUS", "2")
+    client = inline_app(db).test_client()
+    for _ in range(2):
+        assert client.post("/v1/games", json={"preset": "classic",
+                                              "seats": HUMANS}).status_code == 201
+    over = client.post("/v1/games", json={"preset": "classic", "seats": HUMANS})
+    assert over.status_code == 429 and over.get_json()["code"] == "quota_exceeded"
+    elsewhere = client.post("/v1/games", json={"preset": "classic", "seats": HUMANS},
+                            environ_base={"REMOTE_ADDR": "192.0.2.9"})
+    assert elsewhere.status_code == 201  # another address holds its own
+    _, secret = create_key(CreateKey("one at a time", ("games:create-human",),
+                                     max_active_games=1), Store(db).uow())
+    keyed = {"X-API-Key": secret}
+    assert client.post("/v1/games", json={"preset": "classic", "seats": HUMANS},
+                       headers=keyed).status_code == 201
+    again = client.post("/v1/games", json={"preset": "classic", "seats": HUMANS}, headers=keyed)
+    assert again.status_code == 429 and again.get_json()["code"] == "quota_exceeded"
+    with Store(db).uow() as uow:
+        assert len(uow.games.ids()) == 4

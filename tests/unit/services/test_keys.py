@@ -7,11 +7,14 @@ import pytest
 
 from fakes import FakeDatabase, Recorder
 from services.commands import CreateGame, CreateKey, ReadGame, SeatSpec
-from services.domain import ANONYMOUS, Caller, hash_token
-from services.errors import BadKey, BadScope, GameNotFound, KeyNotFound, MissingScope
+from services.domain import ANONYMOUS, Caller, hash_token, origin_of
+from services.errors import (
+    BadKey, BadScope, GameNotFound, KeyNotFound, MissingScope, QuotaExceeded,
+)
 from services.handlers.events import events_after
 from services.handlers.games import create_game, list_games, read_game
 from services.handlers.keys import PREFIX, authenticate, create_key, list_keys, revoke_key
+from services.inline import InlineScheduler
 from workers.ai import LEVELS
 
 ALL = ("games:create-human", "games:create-ai", "games:read")
@@ -86,3 +89,28 @@ def test_a_key_lists_and_watches_its_own_games_only() -> None:
     no_read, _ = _key(db, ("games:create-human",))
     with pytest.raises(MissingScope):
         list_games(None, 10, None, db.uow(), no_read)
+
+
+def test_a_caller_holds_at_most_its_quota_of_games_under_way() -> None:
+    db = FakeDatabase()
+    key, _ = _key(db)
+    capped = Caller(key.key, max_active_games=2)
+    made = [create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS,
+                        caller=capped) for _ in range(2)]
+    with pytest.raises(QuotaExceeded):
+        create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=capped)
+    assert len(db.games) == 2
+    stranger = Caller(origin=origin_of("192.0.2.7"), max_active_games=2)  # counted apart
+    create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=stranger)
+    finished = create_game(CreateGame("classic", AIS, rounds=1), db.uow(),
+                           InlineScheduler(db.uow, _easy), LEVELS, caller=stranger)
+    assert db.games[finished.game.game_id].game.status == "over"  # over: not held
+    create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=stranger)
+    assert [g.game_id for g in list_games(None, 10, None, db.uow(), capped)[0]] == \
+        [m.game.game_id for m in reversed(made)]
+
+
+def _easy(view, engine):  # type: ignore[no-untyped-def]
+    from workers.ai import decide
+
+    return decide(view, "easy", seed=len(view.history))
