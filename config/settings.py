@@ -77,6 +77,10 @@ SETTINGS = (
             "(`deploy/`: 1, nginx); 0: the connection's address is the client's"),
     Setting("PRESIDENT_CORS_ORIGINS", "",
             "web origins allowed to call the API from a browser, comma-separated (`*`: any)"),
+    Setting("PRESIDENT_METRICS_PORT", None,
+            "`president api`: a second port the workers listen on, the only one `/metrics` "
+            "answers on (`deploy/`: 9100, which no proxy or Service exposes); unset: the "
+            "API's own port"),
     Setting("PROMETHEUS_MULTIPROC_DIR", None,
             "a folder for prometheus-client's multi-process metrics (several API workers)"),
     Setting("PRESIDENT_HOST", "127.0.0.1", "`president up`: the address its servers bind"),

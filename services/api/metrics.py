@@ -1,4 +1,6 @@
 """Prometheus metrics at ``/metrics``: requests by route and status, and their latency.
+With ``PRESIDENT_METRICS_PORT`` set, only on that port (which no proxy or Service
+exposes); otherwise on the API's own.
 
 Each process keeps its own registry; under several gunicorn workers set
 ``PROMETHEUS_MULTIPROC_DIR`` to aggregate them (prometheus_client's multiprocess mode).
@@ -10,7 +12,7 @@ import time
 from typing import Any
 
 from apiflask import APIFlask
-from flask import Response, g, request
+from flask import Response, abort, g, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess,
 )
@@ -52,9 +54,13 @@ def install(app: APIFlask) -> None:
             latency.observe(time.perf_counter() - g.get("started", time.perf_counter()))
         return response
 
+    metrics_port = setting("PRESIDENT_METRICS_PORT")
+
     @app.get("/metrics")
     @app.doc(hide=True)  # Prometheus's text format, not part of the JSON API
     def metrics() -> Response:
+        if metrics_port and request.environ.get("SERVER_PORT") != metrics_port:
+            abort(404)  # served on the metrics port only: never through the public one
         if setting("PROMETHEUS_MULTIPROC_DIR"):
             registry = CollectorRegistry()
             multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]

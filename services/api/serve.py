@@ -16,6 +16,7 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.util import import_app
 
 from config.logs import logging_config
+from config.settings import setting
 
 # How the API is served: what deploy/ runs (a test checks), ``president api``'s defaults and
 # what ``president bench api`` measures by default. A move spends most of its time waiting
@@ -54,9 +55,12 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped: 
 def options(host: str, port: int, workers: int, worker_class: str,
             threads: int) -> dict[str, Any]:
     """gunicorn's settings for ``president api``; ``threads``: per worker, for the gthread
-    class only."""
+    class only. With ``PRESIDENT_METRICS_PORT`` the workers listen there too, and
+    ``/metrics`` answers there only (``metrics``)."""
     threads_option = {"threads": threads} if worker_class == "gthread" else {}
-    return {"bind": f"{host}:{port}", "workers": workers, "worker_class": worker_class,
+    metrics_port = setting("PRESIDENT_METRICS_PORT")
+    bind = [f"{host}:{port}"] + ([f"{host}:{metrics_port}"] if metrics_port else [])
+    return {"bind": bind, "workers": workers, "worker_class": worker_class,
             **threads_option, "accesslog": "-", "timeout": 60, "graceful_timeout": 30,
             "logconfig_dict": logging_config(),
             "post_worker_init": out_of_the_collectors_sight}

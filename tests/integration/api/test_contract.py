@@ -163,3 +163,16 @@ def test_an_unknown_method_counts_as_other_in_the_metrics(client: FlaskClient) -
     text = client.get("/metrics").get_data(as_text=True)
     assert 'method="OTHER"' in text
     assert "BREW" not in text and "PROPFIND" not in text
+
+
+def test_with_a_metrics_port_the_metrics_answer_there_only(
+        db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from apps import inline_app
+
+    monkeypatch.setenv("PRESIDENT_METRICS_PORT", "9100")
+    client = inline_app(db).test_client()
+    assert client.get("/metrics").status_code == 404  # the public port
+    assert client.get("/metrics", environ_base={"SERVER_PORT": "9100"}).status_code == 200
+    from services.api.serve import options
+
+    assert options("0.0.0.0", 8000, 2, "gevent", 8)["bind"] == ["0.0.0.0:8000", "0.0.0.0:9100"]

@@ -532,10 +532,38 @@ def test_k8s_documents_are_objects(k8s: list[dict[str, Any]]) -> None:
                                           or doc["metadata"]["name"]), doc
 
 
-def test_k8s_kustomization_lists_every_file(k8s: list[dict[str, Any]]) -> None:
+def test_k8s_kustomization_lists_every_file_but_the_example_secret(
+        k8s: list[dict[str, Any]]) -> None:
+    """An apply never overwrites the real Secret: the example is left out, and no
+    listed file holds a Secret."""
     (kustomization,) = [d for d in k8s if d["kind"] == "Kustomization"]
-    files = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
+    files = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml", "secret.example.yaml"}
     assert set(kustomization["resources"]) == files
+    for name in kustomization["resources"]:
+        kinds = {d["kind"] for d in yaml.safe_load_all((K8S / name).read_text()) if d}
+        assert "Secret" not in kinds, name
+    (example,) = yaml.safe_load_all((K8S / "secret.example.yaml").read_text())
+    assert example["kind"] == "Secret" and "DATABASE_URL" in example["stringData"]
+
+
+def test_compose_has_no_default_database_password() -> None:
+    text = COMPOSE.read_text()
+    assert "POSTGRES_PASSWORD:-" not in text  # no fallback value
+    assert text.count("${POSTGRES_PASSWORD:?") == 2  # refuses to start without one
+
+
+def test_metrics_are_never_public(compose: dict[str, Any], k8s: list[dict[str, Any]]) -> None:
+    """/metrics answers on the API's metrics port only, which neither nginx nor the
+    Service exposes; nginx refuses the path besides."""
+    (api,) = [s for s in services_running(compose, "api").values()]
+    assert api["environment"]["PRESIDENT_METRICS_PORT"] == "9100"
+    assert "location = /metrics" in nginx_text() and "9100" not in nginx_text()
+    deployment = deployments_running(k8s, "api")["president-api"]
+    container = first_container(deployment)
+    assert {"name": "PRESIDENT_METRICS_PORT", "value": "9100"} in container["env"]
+    service = objects(k8s, "Service")["president-api"]
+    assert [p["targetPort"] for p in service["spec"]["ports"]] == ["http"]
+    assert port_number(container, "http") == 8000
 
 
 def test_k8s_commands_are_cli_commands(k8s: list[dict[str, Any]]) -> None:
