@@ -172,7 +172,8 @@ def test_with_a_metrics_port_the_metrics_answer_there_only(
     monkeypatch.setenv("PRESIDENT_METRICS_PORT", "9100")
     client = inline_app(db).test_client()
     assert client.get("/metrics").status_code == 404  # the public port
-    assert client.get("/metrics", environ_base={"SERVER_PORT": "9100"}).status_code == 200
+    # (gunicorn sets SERVER_PORT from the listening socket, not from the Host header)
+    assert client.get("/metrics", base_url="http://127.0.0.1:9100").status_code == 200
     from services.api.serve import options
 
     assert options("0.0.0.0", 8000, 2, "gevent", 8)["bind"] == ["0.0.0.0:8000", "0.0.0.0:9100"]
