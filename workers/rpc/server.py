@@ -27,6 +27,7 @@ from engine.observe import View
 from engine.plays import Action
 from president.ai.v1 import ai_pb2, ai_pb2_grpc
 from config.logs import configure_logging
+from config.settings import defaulted
 from workers.ai.budget import Budget
 from workers.ai.levels import DEFAULT_BUDGETS, LEVELS, decide
 from workers.rpc.serde import request_from_proto, response_to_proto
@@ -43,23 +44,37 @@ MINIMUM_MS = 1.0
 GRACE_S = 30.0
 
 
-def fit_to_deadline(level: str, budget: Budget | None, remaining_s: float | None) -> Budget | None:
-    """The budget to search with so that the answer is back before the deadline.
-    Raises ``TimeoutError`` when no answer can make it."""
-    if remaining_s is None:
-        return budget
-    usable_ms = remaining_s * 1000 * DEADLINE_SHARE - RESERVE_MS
-    if usable_ms < MINIMUM_MS:
-        raise TimeoutError(f"{remaining_s * 1000:.1f} ms left: too little to answer in time")
+def fit_to_deadline(level: str, budget: Budget | None, remaining_s: float | None,
+                    cap: Budget | None = None) -> Budget | None:
+    """The budget to search with: what was asked (else the level's default), within
+    ``cap`` whatever the request says (a worker's time is not the caller's to take), and
+    short enough for the answer to be back before the deadline. Raises ``TimeoutError``
+    when no answer can make it."""
+    usable_ms = None
+    if remaining_s is not None:
+        usable_ms = remaining_s * 1000 * DEADLINE_SHARE - RESERVE_MS
+        if usable_ms < MINIMUM_MS:
+            raise TimeoutError(f"{remaining_s * 1000:.1f} ms left: too little to answer in time")
     base = budget or DEFAULT_BUDGETS.get(level)
     if base is None:  # Easy and Normal answer at once
         return None
-    limit = usable_ms if base.milliseconds is None else min(base.milliseconds, usable_ms)
-    return Budget(simulations=base.simulations, milliseconds=limit)
+    limits = [x for x in (base.milliseconds, usable_ms, cap and cap.milliseconds) if x]
+    simulations = [x for x in (base.simulations, cap and cap.simulations) if x]
+    return Budget(simulations=min(simulations) if simulations else None,
+                  milliseconds=min(limits) if limits else None)
+
+
+def worker_cap() -> Budget:
+    """The most one decision may take here, from the settings."""
+    return Budget(simulations=int(defaulted("PRESIDENT_AI_MAX_SIMULATIONS")),
+                  milliseconds=float(defaulted("PRESIDENT_AI_MAX_MS")))
 
 
 class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # generated, untyped
     """Converts, checks, delegates to ``workers.ai.decide``. Never trusts the request."""
+
+    def __init__(self, cap: Budget | None = None) -> None:
+        self._cap = cap
 
     def Decide(self, request: ai_pb2.DecideRequest,
                context: grpc.ServicerContext) -> ai_pb2.DecideResponse:
@@ -74,7 +89,7 @@ class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # genera
             log.exception("request rejected by a failing check")
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "malformed request")
         try:
-            budget = fit_to_deadline(level, budget, context.time_remaining())
+            budget = fit_to_deadline(level, budget, context.time_remaining(), self._cap)
         except TimeoutError as exc:
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(exc))
         action = self._decide(view, level, seed, budget, context)
@@ -96,18 +111,21 @@ class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # genera
         raise AssertionError("unreachable: context.abort raises")
 
 
-def build_server(address: str, *, reuse_port: bool = False,
-                 threads: int = 4) -> tuple[grpc.Server, int]:
-    """A server with the AI service, health checking and reflection; not started."""
+def build_server(address: str, *, reuse_port: bool = False, threads: int = 4,
+                 cap: Budget | None = None, reflection_on: bool = True
+                 ) -> tuple[grpc.Server, int]:
+    """A server with the AI service (each decision within ``cap``), health checking and,
+    unless turned off, reflection; not started."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads),
                          options=[("grpc.so_reuseport", 1 if reuse_port else 0)])
-    ai_pb2_grpc.add_AiServiceServicer_to_server(AiServicer(), server)
+    ai_pb2_grpc.add_AiServiceServicer_to_server(AiServicer(cap), server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    if reflection_on:
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
@@ -117,7 +135,8 @@ def build_server(address: str, *, reuse_port: bool = False,
 def serve_one(address: str, reuse_port: bool) -> None:
     """One worker process: serve until SIGTERM or SIGINT, then drain."""
     configure_logging()  # in each process: spawned ones start with none
-    server, _ = build_server(address, reuse_port=reuse_port)
+    server, _ = build_server(address, reuse_port=reuse_port, cap=worker_cap(),
+                             reflection_on=defaulted("PRESIDENT_AI_REFLECTION") == "on")
     stopping = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stopping.set())

@@ -33,7 +33,8 @@ from workers.rpc.client import (
     UntrustedAnswer, engines_from_env, parse_engines,
 )
 from workers.rpc.server import (
-    DEADLINE_SHARE, MINIMUM_MS, RESERVE_MS, SERVICE_NAME, AiServicer, fit_to_deadline,
+    DEADLINE_SHARE, MINIMUM_MS, RESERVE_MS, SERVICE_NAME, AiServicer, build_server,
+    fit_to_deadline,
 )
 from workers.rpc.serde import request_to_proto, view_from_proto
 
@@ -321,6 +322,24 @@ def test_the_servicer_answers_within_the_time_left() -> None:
     assert reply.action in set(BASE.view.legal_actions)
 
 
+def test_the_servicer_searches_within_its_cap_whatever_the_request_asks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import workers.rpc.server as server
+
+    used: list[Budget | None] = []
+
+    def spy(view: object, level: str, *, seed: int, budget: Budget | None) -> object:
+        used.append(budget)
+        return decide(view, "easy", seed=seed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(server, "decide", spy)
+    greedy = request_to_proto(view_from_proto(BASE.view), "expert", 0,
+                              Budget(simulations=10**9, milliseconds=10**8))
+    cap = Budget(simulations=50, milliseconds=30.0)
+    AiServicer(cap).Decide(greedy, FakeContext(None))  # type: ignore[arg-type]
+    assert used == [cap]
+
+
 def test_the_servicer_refuses_to_start_without_time() -> None:
     request = spoiled(lambda r: _set(r, "level", "hard"))
     with pytest.raises(Aborted) as raised:
@@ -345,9 +364,42 @@ def test_the_servicer_checks_before_it_decides() -> None:
 
 def test_fit_to_deadline_without_a_deadline_keeps_the_budget() -> None:
     budget = Budget(simulations=7, milliseconds=123.0)
-    assert fit_to_deadline("hard", budget, None) is budget
-    assert fit_to_deadline("hard", None, None) is None
+    assert fit_to_deadline("hard", budget, None) == budget
+    assert fit_to_deadline("hard", None, None) == DEFAULT_BUDGETS["hard"]
     assert fit_to_deadline("easy", None, None) is None
+
+
+def test_no_request_makes_a_level_think_past_the_worker_s_cap() -> None:
+    cap = Budget(simulations=100, milliseconds=40.0)
+    greedy = Budget(simulations=10**9, milliseconds=10**9)
+    for remaining in (None, 3600.0):  # no deadline, or a very long one
+        assert fit_to_deadline("expert", greedy, remaining, cap) == cap
+        assert fit_to_deadline("expert", None, remaining, cap) == Budget(
+            simulations=100, milliseconds=40.0)  # the default (500 ms) capped too
+    modest = Budget(simulations=10, milliseconds=5.0)
+    assert fit_to_deadline("hard", modest, None, cap) == modest
+    assert fit_to_deadline("easy", greedy, None, cap) == cap  # (Easy ignores budgets)
+
+
+def test_reflection_can_be_turned_off() -> None:
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    for on in (True, False):
+        server, port = build_server("127.0.0.1:0", reflection_on=on)
+        server.start()
+        try:
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+                request = reflection_pb2.ServerReflectionRequest(list_services="")
+                if on:
+                    reply = next(stub.ServerReflectionInfo(iter([request]), timeout=5))
+                    assert reply.list_services_response.service
+                else:
+                    with pytest.raises(grpc.RpcError) as refused:
+                        next(stub.ServerReflectionInfo(iter([request]), timeout=5))
+                    assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        finally:
+            server.stop(0)
 
 
 def test_fit_to_deadline_caps_the_milliseconds() -> None:
