@@ -55,6 +55,11 @@ SETTINGS = (
             "PostgreSQL: where each process listens for moves (the change feed); unset: "
             "`DATABASE_URL`. Behind a transaction-mode pooler (PgBouncer), point it at "
             "PostgreSQL itself, which LISTEN needs; `off`: every read asks the database"),
+    Setting("PRESIDENT_STREAMS_PER_GAME", "64",
+            "event streams and long polls open at once on one game, per API worker"),
+    Setting("PRESIDENT_STREAMS_PER_CLIENT", "8",
+            "event streams and long polls open at once per client (key, else seat token, "
+            "else address), per API worker"),
     Setting("PRESIDENT_STREAM_MAX_S", "600",
             "an event stream's longest life; the client resumes with `Last-Event-ID`"),
     Setting("PRESIDENT_LOG_FORMAT", "text", "`text`, or `json` (one object per line) for "

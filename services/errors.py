@@ -52,6 +52,12 @@ class QuotaExceeded(ServiceError):
     code = "quota_exceeded"
 
 
+class TooManyStreams(ServiceError):
+    """As many event streams or long polls are open as a game or a client may hold."""
+
+    code = "too_many_streams"
+
+
 class KeyNotFound(ServiceError):
     code = "key_not_found"
 

@@ -14,6 +14,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from engine.errors import PresidentError
 from services.api import limits, metrics, openapi, security
 from services.api.auth import KEY_HEADER, Keys
+from services.api.streams import Slots
 from services.api.docs import docs
 from services.api.problems import HTTP_CODES, from_error, problem
 from services.api.routes import v1
@@ -60,6 +61,8 @@ def create_app(container: Container) -> APIFlask:
     if proxies:  # the client's address, for its rate limit, from what the proxies say
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
     limits.install(app, keys)
+    app.extensions["president.streams"] = Slots(int(defaulted("PRESIDENT_STREAMS_PER_GAME")),
+                                                 int(defaulted("PRESIDENT_STREAMS_PER_CLIENT")))
     app.register_blueprint(v1)
     _cors(app, defaulted("PRESIDENT_CORS_ORIGINS"))
     app.register_blueprint(web)

@@ -48,6 +48,18 @@ class Keys:
         return Caller(origin=origin_of(request.remote_addr or ""),
                       max_active_games=self._anonymous_games)
 
+    def client(self) -> tuple[str, ApiKey | None]:
+        """Who the request counts against, for rate limits and open streams: its live
+        client key, else its seat token, else its address (``kind:name``), and the key."""
+        secret = request.headers.get(KEY_HEADER)
+        key = None if secret is None else self.peek(secret)
+        if key is not None:
+            return f"key:{key.id}", key
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            return f"token:{hash_token(token.strip())[:32]}", None
+        return f"address:{request.remote_addr}", None
+
     def peek(self, secret: str) -> ApiKey | None:
         """The live key of that secret, or None (the rate limits' bucket: refusing is the
         route's business)."""

@@ -20,9 +20,8 @@ from flask_limiter import Limiter, RateLimitExceeded, RequestLimit
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from config.settings import defaulted
-from services.api.auth import KEY_HEADER, Keys
+from services.api.auth import Keys
 from services.api.problems import problem
-from services.domain import hash_token
 
 
 def install(app: APIFlask, keys: Keys) -> Limiter | None:
@@ -61,14 +60,9 @@ def install(app: APIFlask, keys: Keys) -> Limiter | None:
 
 
 def _bucket(keys: Keys, rates: dict[str, str]) -> tuple[str, str]:
-    secret = request.headers.get(KEY_HEADER)
-    key = None if secret is None else keys.peek(secret)
-    if key is not None:
-        return f"key:{key.id}", key.rate or rates["key"]
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return f"token:{hash_token(token.strip())[:32]}", rates["token"]
-    return f"address:{request.remote_addr}", rates["address"]
+    client, key = keys.client()
+    kind = client.partition(":")[0]
+    return client, (key.rate if key is not None and key.rate else rates[kind])
 
 
 def _seconds_to(limit: RequestLimit) -> int:

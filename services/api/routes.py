@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
 from config.settings import defaulted
 from services.api.auth import Keys
+from services.api.streams import Slots
 from services.api.render import (
     cached_for_good, event_json, game_json, game_response, rounds_json, rules_json,
     summary_json,
@@ -42,6 +43,13 @@ KEY: list[str | dict[str, list[Any]]] = [{"ApiKeyAuth": []}]
 def _services() -> Container:
     container: Container = current_app.extensions["president"]
     return container
+
+
+def _slot(game_id: str) -> Callable[[], None]:
+    """A stream's or a long poll's slot (``streams``), and how to give it back."""
+    keys: Keys = current_app.extensions["president.keys"]
+    slots: Slots = current_app.extensions["president.streams"]
+    return slots.take(game_id, keys.client()[0])
 
 
 def _caller(token: str | None) -> Caller:
@@ -133,8 +141,17 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
         security=BEARER, responses=problems(400, 401, 404))
 def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
     token = _token(required=False)
-    events, last = wait_for_events(game_id, token, query_data.after, query_data.wait,
-                                   _services().reads, _caller(token))
+    caller = _caller(token)
+    if not query_data.wait:
+        events, last = events_after(game_id, token, query_data.after, _services().reads,
+                                    caller=caller)
+    else:  # a long poll holds a slot while it waits
+        give_back = _slot(game_id)
+        try:
+            events, last = wait_for_events(game_id, token, query_data.after, query_data.wait,
+                                           _services().reads, caller)
+        finally:
+            give_back()
     return {"events": [event_json(e) for e in events], "last": last}
 
 
@@ -170,8 +187,11 @@ def stream_events(game_id: str) -> Response:
                 yield ": keep-alive\n\n"
                 quiet_since = time.monotonic()
 
-    return Response(stream_with_context(stream()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    give_back = _slot(game_id)  # held until the response is closed, however that comes
+    response = Response(stream_with_context(stream()), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(give_back)
+    return response
 
 
 @v1.get("/games")
