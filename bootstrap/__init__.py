@@ -44,7 +44,14 @@ def open_store(database_url: str | None = None) -> Store:
     """The database at ``database_url`` (default ``DATABASE_URL``), read through the
     change feed where ``PRESIDENT_CHANGE_FEED_URL`` says."""
     return Store.open(database_url or setting("DATABASE_URL"),
-                      setting("PRESIDENT_CHANGE_FEED_URL"))
+                      setting("PRESIDENT_CHANGE_FEED_URL"), cache_bytes("states"))
+
+
+def cache_bytes(kind: str) -> int:
+    """A process's share of ``PRESIDENT_CACHE_MB`` for the game ``states`` it keeps (3/4)
+    or the views it has ``rendered`` (1/4)."""
+    total = int(defaulted("PRESIDENT_CACHE_MB")) * 2**20
+    return total * 3 // 4 if kind == "states" else total // 4
 
 
 def container(database_url: str | None = None, broker_url: str | None = None,
@@ -78,7 +85,7 @@ def table_defaults() -> TableDefaults:
 
 def api_app(services: Container | None = None) -> APIFlask:
     """The REST API and play page, on the settings' database and broker by default."""
-    return create_app(services or container_from_env())
+    return create_app(services or container_from_env(), cache_bytes("rendered"))
 
 
 def celery_app(settings: TurnSettings | None = None) -> Celery:

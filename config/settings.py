@@ -55,6 +55,9 @@ SETTINGS = (
             "PostgreSQL: where each process listens for moves (the change feed); unset: "
             "`DATABASE_URL`. Behind a transaction-mode pooler (PgBouncer), point it at "
             "PostgreSQL itself, which LISTEN needs; `off`: every read asks the database"),
+    Setting("PRESIDENT_CACHE_MB", "64",
+            "what each API worker keeps in memory between requests, at most: the game states "
+            "it has read (3/4) and the views it has rendered (1/4)"),
     Setting("PRESIDENT_STREAMS_PER_GAME", "64",
             "event streams and long polls open at once on one game, per API worker"),
     Setting("PRESIDENT_STREAMS_PER_CLIENT", "8",

@@ -17,6 +17,7 @@ from services.api.auth import KEY_HEADER, Keys
 from services.api.streams import Slots
 from services.api.docs import docs
 from services.api.problems import HTTP_CODES, from_error, problem
+from services.api.render import rendered_cache
 from services.api.routes import v1
 from services import jsoncodec
 from services.api.schemas import StatusOut
@@ -40,8 +41,9 @@ class OrjsonProvider(DefaultJSONProvider):
         return jsoncodec.loads(s)
 
 
-def create_app(container: Container) -> APIFlask:
-    """The API on ``container``'s ports (``bootstrap.api_app`` plugs the adapters in)."""
+def create_app(container: Container, rendered_bytes: int | None = None) -> APIFlask:
+    """The API on ``container``'s ports (``bootstrap.api_app`` plugs the adapters in),
+    keeping at most ``rendered_bytes`` of rendered views."""
     app = APIFlask("president", title="Président game service", version="1.0.0",
                    docs_path=None, spec_path="/openapi.json")  # docs: our own page
     app.json = OrjsonProvider(app)
@@ -53,6 +55,7 @@ def create_app(container: Container) -> APIFlask:
                                          "description": "a client application's key "
                                          "(president keys create)"}})
     app.extensions["president"] = container
+    app.extensions["president.rendered"] = rendered_cache(rendered_bytes)
     keys = app.extensions["president.keys"] = Keys(
         container.uow, defaulted("PRESIDENT_AUTH"), int(defaulted("PRESIDENT_QUOTA_GAMES_KEY")),
         int(defaulted("PRESIDENT_QUOTA_GAMES_ANONYMOUS")))

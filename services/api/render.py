@@ -46,11 +46,17 @@ def view_json(v: View) -> dict[str, Any]:
     }
 
 
-# A seat's view at a version never changes: its JSON is rendered once per process.
-RENDERED: VersionedCache[tuple[str, int, int | None], bytes] = VersionedCache(4096)
+Rendered = VersionedCache[tuple[str, int, "int | None"], bytes]
 
 
-def game_response(game: GameView, if_none_match: ETags | None = None) -> Response:
+def rendered_cache(max_bytes: int | None) -> Rendered:
+    """A seat's view at a version never changes: its JSON is rendered once per process,
+    and kept while there is room (``max_bytes``)."""
+    return VersionedCache(4096, max_bytes, lambda body: len(body) + 200)
+
+
+def game_response(game: GameView, rendered: Rendered,
+                  if_none_match: ETags | None = None) -> Response:
     """The game as ``GameOut`` JSON, or ``304`` when the client holds it already (its
     ``ETag`` names the version and the seat: that body never changes). ``game_json``
     already gives exactly what the schema would (a test checks it on views of every
@@ -60,10 +66,10 @@ def game_response(game: GameView, if_none_match: ETags | None = None) -> Respons
         response = Response(status=304)
     else:
         key = (game.game_id, game.version, game.seat)
-        body = RENDERED.get(key)
+        body = rendered.get(key)
         if body is None:
             body = dumps_line(game_json(game))
-            RENDERED.put(key, body)
+            rendered.put(key, body)
         response = Response(body, mimetype="application/json")
     response.set_etag(tag)
     response.headers["Cache-Control"] = "private, no-cache"  # ask again, with the ETag

@@ -14,7 +14,7 @@ from config.settings import defaulted
 from services.api.auth import Keys
 from services.api.streams import Slots
 from services.api.render import (
-    cached_for_good, event_json, game_json, game_response, rounds_json, rules_json,
+    Rendered, cached_for_good, event_json, game_json, game_response, rounds_json, rules_json,
     summary_json,
 )
 from services.api.schemas import (
@@ -43,6 +43,11 @@ KEY: list[str | dict[str, list[Any]]] = [{"ApiKeyAuth": []}]
 def _services() -> Container:
     container: Container = current_app.extensions["president"]
     return container
+
+
+def _rendered() -> Rendered:
+    rendered: Rendered = current_app.extensions["president.rendered"]
+    return rendered
 
 
 def _slot(game_id: str) -> Callable[[], None]:
@@ -112,7 +117,7 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
 def get_game(game_id: str) -> Response:
     token = _token(required=False)
     return game_response(read_game(ReadGame(game_id, token), _services().reads,
-                                   caller=_caller(token)), request.if_none_match)
+                                   caller=_caller(token)), _rendered(), request.if_none_match)
 
 
 @v1.post("/games/<string:game_id>/actions")
@@ -130,7 +135,7 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
     if key is not None and len(key) > KEY_LENGTH:
         raise BadIdempotencyKey(f"an Idempotency-Key has at most {KEY_LENGTH} characters")
     return game_response(act(Act(game_id, token, json_data.action, json_data.version, key),
-                             services.uow(), services.scheduler))
+                             services.uow(), services.scheduler), _rendered())
 
 
 @v1.get("/games/<string:game_id>/events")

@@ -29,9 +29,11 @@ class Store:
                       if engine.dialect.name == "postgresql" else None)
 
     @classmethod
-    def open(cls, url: str | None = None, listen_url: str | None = None) -> Store:
-        """``url``: a SQLAlchemy URL; by default ``DATABASE_URL``."""
-        return cls(make_engine(url), listen_url)
+    def open(cls, url: str | None = None, listen_url: str | None = None,
+             cache_bytes: int | None = None) -> Store:
+        """``url``: a SQLAlchemy URL, by default ``DATABASE_URL``; ``cache_bytes``: the
+        game states the process keeps, at most."""
+        return cls(make_engine(url), listen_url, GameStates(max_bytes=cache_bytes))
 
     def uow(self) -> SqlUnitOfWork:
         return SqlUnitOfWork(self._sessions, self.reads, self.moves)

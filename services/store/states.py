@@ -37,10 +37,11 @@ class GameStates:
     first out."""
 
     def __init__(self, states: int = 4096, seatings: int = 8192,
-                 replay_at_most: int = 32) -> None:
+                 replay_at_most: int = 32, max_bytes: int | None = None) -> None:
         """``replay_at_most``: more actions than this to catch up with, and a read takes
-        the stored snapshot instead."""
-        self._states: VersionedCache[str, Known] = VersionedCache(states)
+        the stored snapshot instead; ``max_bytes``: the states held, at most (a finished
+        long series weighs hundreds of times a new game: ``weight``)."""
+        self._states: VersionedCache[str, Known] = VersionedCache(states, max_bytes, weight)
         self._seatings: VersionedCache[str, Seating] = VersionedCache(seatings)
         self.replay_at_most = replay_at_most
 
@@ -67,6 +68,11 @@ class GameStates:
             return None
         return game_of(game_id, seating, known)
 
+    @property
+    def bytes(self) -> int:
+        """The states held, in estimated bytes."""
+        return self._states.bytes
+
     def forget(self, *, seatings: bool = True) -> None:
         """Forget every state (and seating) held: the next reads go to the database."""
         self._states.clear()
@@ -89,6 +95,14 @@ class GameStates:
             return
         state = advanced(known.state, notice.actions, checked=False)  # committed already
         self.remember(notice.game_id, Known(notice.version, notice.events, state, mark))
+
+
+def weight(known: Known) -> int:
+    """A state's bytes in memory, estimated: its log entries dominate (about 90 bytes
+    each, measured on a finished 100-round series), then its round results."""
+    state = known.state
+    entries = len(state.log) + sum(len(log) for log in state.past_logs)
+    return 2_000 + 100 * entries + 400 * len(state.results)
 
 
 def _older(held: Known, new: Known) -> bool:
