@@ -47,8 +47,13 @@ class BackgroundScheduler:
         """Queue every AI turn the games wait on (left by a process that stopped); how
         many. A turn another process plays first is a no-op here: every write is
         conditional on the version."""
-        with self._uow_factory() as uow:
-            waiting = uow.games.waiting("ai", now or datetime.now(timezone.utc))
+        try:
+            with self._uow_factory() as uow:
+                waiting = uow.games.waiting("ai", now or datetime.now(timezone.utc))
+        except Exception:  # noqa: BLE001 - e.g. not migrated yet: the service starts anyway
+            log.exception("AI turns left waiting could not be looked up; the next start "
+                          "tries again")
+            return 0
         for w in waiting:
             self._turns.put(Turn(w.game_id, w.seat, w.version))
         if waiting:

@@ -56,6 +56,7 @@ def install(app: APIFlask, keys_required: bool) -> None:
         assert isinstance(spec, dict)  # (a str only with SPEC_PROCESSOR_PASS_OBJECT)
         schemas = spec.setdefault("components", {}).setdefault("schemas", {})
         schemas["Problem"] = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+        _one_name_per_model(spec)
         if not keys_required:
             for operation in (op for item in spec["paths"].values() for op in item.values()):
                 if operation.get("security"):
@@ -69,3 +70,29 @@ def install(app: APIFlask, keys_required: bool) -> None:
             operation = spec["paths"][path][method]
             operation["parameters"] = [*operation.get("parameters", []), *headers]
         return spec
+
+
+def _one_name_per_model(spec: dict[str, Any]) -> None:
+    """apiflask names a nested model after each model it is met in ("GameOut.ViewOut",
+    "CreatedOut.ViewOut"): one model, two names, which client generators take for two
+    models of one name. Each gets its own name once ("ViewOut")."""
+    schemas = spec["components"]["schemas"]
+    renamed = {f"#/components/schemas/{name}": f"#/components/schemas/{name.rsplit('.', 1)[1]}"
+               for name in schemas if "." in name}
+
+    def rewrite(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("$ref") in renamed:
+                node["$ref"] = renamed[node["$ref"]]
+            for value in node.values():
+                rewrite(value)
+        elif isinstance(node, list):
+            for value in node:
+                rewrite(value)
+
+    rewrite(spec)  # the references first: the copies then read alike
+    for name in [n for n in schemas if "." in n]:
+        short = name.rsplit(".", 1)[1]
+        schema = schemas.pop(name)
+        if schemas.setdefault(short, schema) != schema:
+            raise ValueError(f"two different models are named {short}")

@@ -32,7 +32,7 @@ def test_the_document_is_valid_openapi_with_every_tag_and_header_declared(
     assert ("header", "Idempotency-Key") in params
     stream = spec["paths"]["/v1/games/{game_id}/events/stream"]["get"]["parameters"]
     assert ("header", "Last-Event-ID") in {(p["in"], p["name"]) for p in stream}
-    view = spec["components"]["schemas"]["GameOut.ViewOut"]
+    view = spec["components"]["schemas"]["ViewOut"]
     assert "-1" in view["properties"]["to_act"]["description"]
 
 

@@ -67,3 +67,10 @@ def test_a_new_process_picks_up_the_turns_an_old_one_left_waiting() -> None:
     scheduler.join()
     assert db.games[left.game.game_id].game.status == "over"
     assert scheduler.recover() == 0
+
+
+def test_a_database_not_ready_at_start_up_does_not_stop_the_service() -> None:
+    def broken():  # type: ignore[no-untyped-def]
+        raise RuntimeError("no such table: games")
+
+    assert BackgroundScheduler(broken, _easy, FALLBACK).recover() == 0
