@@ -166,10 +166,13 @@ def _wait_up(port: int, timeout_s: float = 30) -> None:
 
 
 def _call(conn: http.client.HTTPConnection, method: str, path: str,
-          body: dict[str, Any] | None = None, token: str | None = None) -> tuple[int, Any]:
+          body: dict[str, Any] | None = None, token: str | None = None,
+          key: str | None = None) -> tuple[int, Any]:
     headers = {"Content-Type": "application/json"} if body is not None else {}
     if token:
         headers["Authorization"] = f"Bearer {token}"
+    if key:
+        headers["X-API-Key"] = key
     conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
     response = conn.getresponse()
     data = response.read()
@@ -217,7 +220,8 @@ def _timed(conn: http.client.HTTPConnection, method: str, path: str,
 def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
               games: int = 128, rounds: int = 3,
               workers: int = API_WORKERS, worker_class: str = API_WORKER_CLASS,
-              threads: int = API_THREADS) -> dict[str, Any]:
+              threads: int = API_THREADS,
+              limits_url: str | None = "redis://127.0.0.1:6379/13") -> dict[str, Any]:
     """Hello, view and action figures: with wrk, ``rounds`` rounds of the three in turn
     and the median of each figure (two gunicorn workers share the connections unevenly
     from one run to the next, so one run alone can be far off); without wrk, one
@@ -230,21 +234,38 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     env = {"DATABASE_URL": url, "PRESIDENT_RATE_STORAGE": "off",  # the unlimited shape
            "PRESIDENT_QUOTA_GAMES_ANONYMOUS": str(games)}
     use_wrk = shutil.which("wrk") is not None
+    limited = _limited_env(env, limits_url) if use_wrk else None
     shape = Shape(workers, worker_class, threads)
-    with gunicorn("benchmarks.hello_app:app", env, clients, shape) as hello_server, \
-            gunicorn("bootstrap:api_app()", env, clients, shape) as api_server:
-        port, hello_port = api_server.port, hello_server.port
-        tables = _create_games(port, games)
-        servers = {"hello": hello_server.pid, "hello_db": hello_server.pid,
-                   "view": api_server.pid, "action": api_server.pid}
-        if use_wrk:
-            runs, check = _wrk_rounds(port, hello_port, tables, clients, seconds, rounds,
-                                      servers, lambda: _vacuum(url))
-        else:
-            runs = _python_round(port, hello_port, tables, clients, seconds, servers)
-            check = None
+    # Each API app alone beside the bare one: an idle one would still take every move's
+    # notice from the change feed, on the same cores.
+    with gunicorn("benchmarks.hello_app:app", env, clients, shape) as hello_server:
+        with gunicorn("bootstrap:api_app()", env, clients, shape) as api_server:
+            port, hello_port = api_server.port, hello_server.port
+            tables = _create_games(port, games)
+            servers = {"hello": hello_server.pid, "hello_db": hello_server.pid,
+                       "view": api_server.pid, "action": api_server.pid}
+            if use_wrk:
+                progress = _Progress.of(port, tables, seconds, 2 * rounds)
+                runs, check = _wrk_rounds(port, hello_port, progress, clients, seconds,
+                                          rounds, servers, lambda: _vacuum(url))
+            else:
+                runs = _python_round(port, hello_port, tables, clients, seconds, servers)
+                check = None
+        limited_runs: dict[str, list[dict[str, float]]] = {}
+        if limited is not None:
+            with gunicorn("bootstrap:api_app()", limited[0], clients, shape) as limited_server:
+                servers = {"hello": hello_server.pid, "hello_db": hello_server.pid,
+                           "view": limited_server.pid, "action": limited_server.pid}
+                limited_runs, more = _wrk_rounds(
+                    limited_server.port, hello_port, progress, clients, seconds, rounds,
+                    servers, lambda: _vacuum(url), key=limited[1])
+                check = {name: n + more[name] for name, n in (check or {}).items()}
     hello, view, action = (_median(runs[name]) for name in ("hello", "view", "action"))
     hello_db = _median(runs["hello_db"]) if runs.get("hello_db") else None
+    view_limited, action_limited = (_median(limited_runs[name]) if limited_runs else None
+                                    for name in ("view", "action"))
+    limited_hello = _median(limited_runs["hello"]) if limited_runs else None
+    runs.update({f"{name}_limited": per for name, per in limited_runs.items()})
     return {
         "database": make_url(url).get_backend_name(),
         "hello": hello, "view": view, "action": action,
@@ -253,6 +274,14 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
         "hello_db_vs_hello": hello_db and round(hello_db["rps"] / hello["rps"], 3),
         "view_vs_hello": round(view["rps"] / hello["rps"], 3),
         "action_vs_hello": round(action["rps"] / hello["rps"], 3),
+        # (wrk, and a Redis at limits_url) the same with client keys and rate limits on
+        "view_limited": view_limited, "action_limited": action_limited,
+        # (of the bare endpoint measured in the same rounds as they)
+        "view_limited_vs_hello": view_limited and limited_hello and round(
+            view_limited["rps"] / limited_hello["rps"], 3),
+        "action_limited_vs_hello": action_limited and limited_hello and round(
+            action_limited["rps"] / limited_hello["rps"], 3),
+        "limits": None if limited is None else f"keys, rate limits on {limits_url}",
         "load_generator": "wrk" if use_wrk else "python threads",
         "server": str(shape), "workers": workers, "worker_class": worker_class,
         "threads": threads if worker_class == "gthread" else None,
@@ -261,6 +290,33 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
         "rounds": {name: [r["rps"] for r in per] for name, per in runs.items()},
         "action_check": check,  # wrk only: what the server applied vs the 2xx wrk counted
     }
+
+
+def _limited_env(env: dict[str, str], limits_url: str | None
+                 ) -> tuple[dict[str, str], str] | None:
+    """The environment of the API in its limited shape (what deploy/ runs: client keys
+    required, rate limits counted on Redis, at a rate no run reaches) and the client key
+    its requests carry; None without a Redis at ``limits_url``."""
+    if not limits_url:
+        return None
+    import redis
+
+    from services.commands import CreateKey
+    from services.handlers.keys import create_key
+    from services.store import Store
+
+    try:
+        redis.Redis.from_url(limits_url, socket_timeout=2).flushdb()  # the bench's own
+    except redis.RedisError:
+        return None
+    store = Store(make_engine(env["DATABASE_URL"]))
+    try:
+        _, secret = create_key(CreateKey("bench", ("games:create-human", "games:read")),
+                               store.uow())
+    finally:
+        store.close()
+    return {**env, "PRESIDENT_AUTH": "keys", "PRESIDENT_RATE_STORAGE": limits_url,
+            "PRESIDENT_RATE_KEY": "1000000000/minute"}, secret
 
 
 def _vacuum(url: str) -> None:
@@ -360,18 +416,36 @@ def _python_round(port: int, hello_port: int, tables: list[Table], clients: int,
 ACTIONS_PER_S_CEILING = 3000
 
 
-def _wrk_rounds(port: int, hello_port: int, tables: list[Table], clients: int,
-                seconds: float, rounds: int, servers: dict[str, int], tidy: Callable[[], None]
+class _Progress(NamedTuple):
+    """The games the bench plays and how far it has played them, across its phases."""
+
+    tables: list[Table]
+    views: list[tuple[str, str | None]]
+    plans: list[list[tuple[str, str]]]
+    versions: dict[str, int]
+    per_round: int  # planned actions per game and round
+
+    @classmethod
+    def of(cls, port: int, tables: list[Table], seconds: float, rounds: int) -> _Progress:
+        actors = _actors(port, tables)
+        # (a series that ends first bounds the plan: 100 rounds take thousands of actions)
+        per_round = math.ceil(_wrk_seconds(seconds) * ACTIONS_PER_S_CEILING * 1.5 / len(tables))
+        return cls(tables, [(f"/v1/games/{g}", actors[g]) for g, _ in tables],
+                   [_plan(seed, tokens, per_round * rounds)
+                    for seed, (_, tokens) in enumerate(tables)],
+                   dict.fromkeys((g for g, _ in tables), 0), per_round)
+
+
+def _wrk_rounds(port: int, hello_port: int, progress: _Progress, clients: int,
+                seconds: float, rounds: int, servers: dict[str, int], tidy: Callable[[], None],
+                key: str | None = None
                 ) -> tuple[dict[str, list[dict[str, float]]], dict[str, int]]:
-    actors = _actors(port, tables)
-    views = [(f"/v1/games/{g}", actors[g]) for g, _ in tables]
-    # (a series that ends first bounds the plan: 100 rounds take thousands of actions)
-    per_game = math.ceil(_wrk_seconds(seconds) * ACTIONS_PER_S_CEILING * 1.5 / len(tables))
-    plans = [_plan(seed, tokens, per_game * rounds) for seed, (_, tokens) in enumerate(tables)]
-    versions = dict.fromkeys((g for g, _ in tables), 0)
+    """Rounds of hello, hello/db, view and action (each request with the client ``key``,
+    if one is given), the actions going on from where ``progress`` says."""
     runs: dict[str, list[dict[str, float]]] = {"hello": [], "hello_db": [], "view": [],
                                                 "action": []}
     check = {"answered_2xx": 0, "applied": 0, "in_flight_at_end": 0}
+    tables, versions = progress.tables, progress.versions
     for _ in range(rounds):
         tidy()
         for name, path in (("hello", "/hello"), ("hello_db", "/hello/db")):
@@ -379,15 +453,17 @@ def _wrk_rounds(port: int, hello_port: int, tables: list[Table], clients: int,
             figures = wrk_reads(hello_port, [(path, None)], clients, seconds)
             runs[name].append(_per_request(figures, before, _cpu(servers[name])))
         before = _cpu(servers["view"])
-        view = wrk_reads(port, views, clients, seconds)
+        view = wrk_reads(port, progress.views, clients, seconds, key)
         runs["view"].append(_per_request(view, before, _cpu(servers["view"])))
         # (this round's share only: wrk reads it all before it starts the clock, and its
         # first thread starts sending while the second still reads)
-        left = [plan[versions[g]:versions[g] + per_game] for (g, _), plan in zip(tables, plans)]
+        left = [plan[versions[g]:versions[g] + progress.per_round]
+                for (g, _), plan in zip(tables, progress.plans)]
         before = _cpu(servers["action"])
-        figures, acked, in_flight = wrk_actions(port, tables, left, clients, seconds)
+        figures, acked, in_flight = wrk_actions(port, tables, left, clients, seconds, key)
         runs["action"].append(_per_request(figures, before, _cpu(servers["action"])))
-        applied = _check_versions(port, versions, acked, in_flight)
+        applied = _check_versions(port, versions, acked, in_flight,
+                                  {g: tokens["0"] for g, tokens in tables})
         for name, n in (("answered_2xx", sum(acked.values())), ("applied", applied),
                         ("in_flight_at_end", len(in_flight))):
             check[name] += n
@@ -408,7 +484,7 @@ def _plan(seed: int, tokens: dict[str, str], count: int) -> list[tuple[str, str]
 
 
 def _check_versions(port: int, versions: dict[str, int], acked: dict[str, int],
-                    in_flight: set[str]) -> int:
+                    in_flight: set[str], tokens: dict[str, str]) -> int:
     """Each game moved on by the number of 2xx answers wrk got for it, or one more when a
     request was still in flight as wrk stopped; ``versions`` is brought up to date.
     The number of actions applied."""
@@ -416,7 +492,7 @@ def _check_versions(port: int, versions: dict[str, int], acked: dict[str, int],
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     applied = 0
     for game_id, count in acked.items():
-        status, game = _call(conn, "GET", f"/v1/games/{game_id}")
+        status, game = _call(conn, "GET", f"/v1/games/{game_id}", token=tokens[game_id])
         assert status == 200, game
         moved = game["version"] - versions[game_id]
         if not (moved == count or (moved == count + 1 and game_id in in_flight)):
@@ -434,6 +510,7 @@ init = function(args)
   for n = 1, #args, 2 do
     local headers = {}
     if args[n + 1] ~= "-" then headers["Authorization"] = "Bearer " .. args[n + 1] end
+    if os.getenv("PRESIDENT_BENCH_KEY") then headers["X-API-Key"] = os.getenv("PRESIDENT_BENCH_KEY") end
     requests[#requests + 1] = wrk.format("GET", args[n], headers)
   end
 end
@@ -472,7 +549,8 @@ init = function(args)
       if not plans[game] then plans[game], acked[game], busy[game] = {}, 0, false; push(game) end
       local plan = plans[game]
       plan[#plan + 1] = wrk.format("POST", "/v1/games/" .. game .. "/actions",
-        {["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json"}, body)
+        {["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json",
+         ["X-API-Key"] = os.getenv("PRESIDENT_BENCH_KEY")}, body)
     end
   end
 end
@@ -517,7 +595,7 @@ def _wrk_seconds(seconds: float) -> int:
 
 
 def _run_wrk(port: int, script: str, args: list[str], connections: int,
-             seconds: float) -> tuple[dict[str, float], str]:
+             seconds: float, key: str | None = None) -> tuple[dict[str, float], str]:
     """Run wrk with a Lua script: requests/s, p50, p99, and its whole output."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as lua:
         lua.write(script)
@@ -526,7 +604,8 @@ def _run_wrk(port: int, script: str, args: list[str], connections: int,
         out = subprocess.run(
             ["wrk", f"-t{threads}", f"-c{connections}", f"-d{_wrk_seconds(seconds)}s",
              "--latency", "-s", lua.name, f"http://127.0.0.1:{port}", "--", *args],
-            capture_output=True, text=True, check=True).stdout
+            capture_output=True, text=True, check=True,
+            env={**os.environ, **({"PRESIDENT_BENCH_KEY": key} if key else {})}).stdout
     if "Non-2xx" in out:
         raise RuntimeError(f"wrk got errors:\n{_brief(out)}")
     units = {"us": 0.001, "ms": 1.0, "s": 1000.0}
@@ -549,14 +628,15 @@ def _brief(out: str) -> str:
 
 
 def wrk_reads(port: int, targets: Sequence[tuple[str, str | None]], connections: int,
-              seconds: float) -> dict[str, float]:
-    """GET the (path, token) targets in turn with wrk: requests/s, p50, p99."""
+              seconds: float, key: str | None = None) -> dict[str, float]:
+    """GET the (path, token) targets in turn with wrk (each with the client ``key``, if
+    one is given): requests/s, p50, p99."""
     args = [x for path, token in targets for x in (path, token or "-")]
-    return _run_wrk(port, WRK_READS, args, connections, seconds)[0]
+    return _run_wrk(port, WRK_READS, args, connections, seconds, key)[0]
 
 
 def wrk_actions(port: int, tables: list[Table], plans: list[list[tuple[str, str]]],
-                connections: int, seconds: float
+                connections: int, seconds: float, key: str | None = None
                 ) -> tuple[dict[str, float], dict[str, int], set[str]]:
     """Replay the planned actions with wrk: the figures, the 2xx answers per game and the
     games with a request still in flight at the end."""
@@ -565,7 +645,7 @@ def wrk_actions(port: int, tables: list[Table], plans: list[list[tuple[str, str]
             data.writelines(f"{n}\t{game_id}\t{token}\t{body}\n" for token, body in plan)
         data.flush()
         figures, out = _run_wrk(port, WRK_ACTIONS, [data.name, str(min(2, connections))],
-                                connections, seconds)
+                                connections, seconds, key)
     faults = [tuple(map(int, m)) for m in
               re.findall(r"^actions-thread bad=(\d+) exhausted=\d+ starved=(\d+)$", out, re.M)]
     if any(bad or starved for bad, starved in faults):
@@ -579,15 +659,15 @@ def wrk_actions(port: int, tables: list[Table], plans: list[list[tuple[str, str]
 def format_api(r: dict[str, Any]) -> str:
     lines = [f"database: {r['database']}; {r['server']}; load: {r['load_generator']}, "
              f"{r['clients']} connections",
-             f"{'endpoint':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server us':>10} "
+             f"{'endpoint':<14} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server us':>10} "
              f"{'db us':>7}   req/s of each round (the figures are medians; CPU per request: "
              f"gunicorn, and PostgreSQL on this machine)"]
-    for name in ("hello", "hello_db", "view", "action"):
+    for name in ("hello", "hello_db", "view", "action", "view_limited", "action_limited"):
         x = r[name]
         if x is None:
             continue
         each = ", ".join(f"{rps:.0f}" for rps in r["rounds"][name])
-        lines.append(f"{name:<8} {x['rps']:>9.1f} {x['p50_ms']:>8.2f} {x['p99_ms']:>8.2f} "
+        lines.append(f"{name:<14} {x['rps']:>9.1f} {x['p50_ms']:>8.2f} {x['p99_ms']:>8.2f} "
                      f"{x['server_cpu_us']:>10.0f} {x['db_cpu_us']:>7.0f}   {each}")
     lines.append(f"view / hello: {r['view_vs_hello']:.0%}; action / hello: "
                  f"{r['action_vs_hello']:.0%}" + (

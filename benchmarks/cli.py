@@ -35,7 +35,8 @@ def _api(args: argparse.Namespace) -> int:
 
     report = bench_api(args.database_url, seconds=args.seconds, clients=args.clients,
                        rounds=args.rounds, workers=args.workers,
-                       worker_class=args.worker_class, threads=args.threads)
+                       worker_class=args.worker_class, threads=args.threads,
+                       limits_url=None if args.limits_url == "off" else args.limits_url)
     return _print(report, args.json, format_api)
 
 
@@ -79,6 +80,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                      default=API_WORKER_CLASS, help="gunicorn's, for both apps")
     api.add_argument("--threads", type=int, default=API_THREADS,
                      help="threads per worker (gthread), for both apps")
+    api.add_argument("--limits-url", default="redis://127.0.0.1:6379/13",
+                     help="a Redis database the bench may empty, where the limited shape "
+                     "(client keys and rate limits on) counts; off: no limited shape")
     api.add_argument("--json", action="store_true", help="print JSON")
     api.set_defaults(func=_api)
 

@@ -3,9 +3,9 @@ token, else per client address, each with its own rate (a key may carry its own)
 counters live where ``PRESIDENT_RATE_STORAGE`` says: in memory on the embedded default,
 on Redis where ``deploy/`` runs (every API process then shares them); ``off``: none.
 
-Every limited answer says where the caller stands (``RateLimit-Limit``,
-``RateLimit-Remaining``, ``RateLimit-Reset`` in seconds); past the limit, ``429``
-problem+json ``rate_limited`` with ``Retry-After``. A storage that fails lets requests
+Past the limit: ``429`` problem+json ``rate_limited`` with ``Retry-After`` and where the
+caller stands (``RateLimit-Limit``, ``RateLimit-Remaining``, ``RateLimit-Reset`` in
+seconds). A storage that fails lets requests
 through (logged): the limits protect the service, they must not take it down.
 """
 
@@ -47,15 +47,6 @@ def install(app: APIFlask, keys: Keys) -> Limiter | None:
     def refused(error: RateLimitExceeded) -> WerkzeugResponse:
         return error.get_response()  # the problem ``_too_many`` made
 
-    @app.after_request
-    def standing(response: Response) -> Response:
-        limit = limiter.current_limit
-        if limit is not None:
-            response.headers["RateLimit-Limit"] = str(limit.limit.amount)
-            response.headers["RateLimit-Remaining"] = str(max(0, limit.remaining))
-            response.headers["RateLimit-Reset"] = str(_seconds_to(limit))
-        return response
-
     return limiter
 
 
@@ -70,8 +61,13 @@ def _seconds_to(limit: RequestLimit) -> int:
 
 
 def _too_many(limit: RequestLimit) -> Response:
+    """The 429, saying where the caller stands. (Only here: reading a counter's window
+    for every answer would cost each request another round trip to the storage.)"""
     wait = _seconds_to(limit)
     response = problem(429, "rate_limited", "Too many requests",
                        f"over {limit.limit}: try again in {wait} s")
-    response.headers["Retry-After"] = str(wait)
+    response.headers.extend([("Retry-After", str(wait)),
+                             ("RateLimit-Limit", str(limit.limit.amount)),
+                             ("RateLimit-Remaining", str(max(0, limit.remaining))),
+                             ("RateLimit-Reset", str(wait))])
     return response

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, jsonify
-from werkzeug.datastructures import ETags
 
 from engine import (
     PRESETS, ExchangeView, Outcome, Rules, View, cards_of, describe_options,
@@ -55,26 +54,28 @@ def rendered_cache(max_bytes: int | None) -> Rendered:
     return VersionedCache(4096, max_bytes, lambda body: len(body) + 200)
 
 
-def game_response(game: GameView, rendered: Rendered,
-                  if_none_match: ETags | None = None) -> Response:
+def game_response(game: GameView, rendered: Rendered, if_none_match: str | None = None
+                  ) -> Response:
     """The game as ``GameOut`` JSON, or ``304`` when the client holds it already (its
     ``ETag`` names the version and the seat: that body never changes). ``game_json``
     already gives exactly what the schema would (a test checks it on views of every
     kind), so the hot path skips pydantic's output pass."""
-    tag = f"{game.version}-{'spectator' if game.seat is None else game.seat}"
-    if if_none_match is not None and if_none_match.contains(tag):
-        response = Response(status=304)
-    else:
-        key = (game.game_id, game.version, game.seat)
-        body = rendered.get(key)
-        if body is None:
-            body = dumps_line(game_json(game))
-            rendered.put(key, body)
-        response = Response(body, mimetype="application/json")
-    response.set_etag(tag)
-    response.headers["Cache-Control"] = "private, no-cache"  # ask again, with the ETag
-    response.vary.add("Authorization")
-    return response
+    tag = f'"{game.version}-{"spectator" if game.seat is None else game.seat}"'
+    headers = [("ETag", tag), ("Cache-Control", "private, no-cache"), ("Vary", "Authorization")]
+    if if_none_match is not None and not _tags(if_none_match).isdisjoint((tag, "*")):
+        return Response(status=304, headers=headers)
+    key = (game.game_id, game.version, game.seat)
+    body = rendered.get(key)
+    if body is None:
+        body = dumps_line(game_json(game))
+        rendered.put(key, body)
+    return Response(body, mimetype="application/json", headers=headers)
+
+
+def _tags(if_none_match: str) -> set[str]:
+    """The entity tags an If-None-Match names (weak ones compare as strong: RFC 9110's
+    weak comparison, which If-None-Match uses)."""
+    return {t.strip().removeprefix("W/") for t in if_none_match.split(",")}
 
 
 def cached_for_good(response: dict[str, Any] | Response, immutable: bool) -> Response:

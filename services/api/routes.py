@@ -117,7 +117,8 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
 def get_game(game_id: str) -> Response:
     token = _token(required=False)
     return game_response(read_game(ReadGame(game_id, token), _services().reads,
-                                   caller=_caller(token)), _rendered(), request.if_none_match)
+                                   caller=_caller(token)), _rendered(),
+                         request.headers.get("If-None-Match"))
 
 
 @v1.post("/games/<string:game_id>/actions")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,15 @@ def test_bench_api_json_compares_the_service_with_a_bare_endpoint(
     rounds = 2 if load_generator == "wrk" else 1  # the second one goes on from the first
     measured = ("hello", "hello_db", "view", "action") if load_generator == "wrk" else (
         "hello", "view", "action")
+    if report["limits"] is not None:  # wrk, and a Redis where the limits count
+        measured += ("hello_limited", "hello_db_limited", "view_limited", "action_limited")
+        for name in ("view_limited", "action_limited"):
+            assert report[name]["rps"] > 0 and report[name]["server_cpu_us"] > 0
+        limited_hello = statistics.median(report["rounds"]["hello_limited"])  # its phase's
+        assert report["view_limited_vs_hello"] == pytest.approx(
+            report["view_limited"]["rps"] / limited_hello, abs=0.002)
+    else:
+        assert report["view_limited"] is None and report["action_limited"] is None
     assert {name: len(rps) for name, rps in report["rounds"].items() if rps} == dict.fromkeys(
         measured, rounds)
     assert (report["hello_db"] is None) == (load_generator != "wrk")
