@@ -32,17 +32,17 @@ HEADERS: dict[tuple[str, str], list[dict[str, Any]]] = {
          "description": "start after this event number, when no Last-Event-ID is sent"}],
 }
 
-TOO_MANY = {
-    "description": "over the caller's rate limit, or its quota of games under way",
-    "headers": {"Retry-After": {"schema": {"type": "integer"},
-                                "description": "seconds to wait (a rate limit)"}},
-    "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
-}
-# Every counted answer says where the caller stands (services/api/limits.py).
+# What a 429 says of where the caller stands (services/api/limits.py).
 RATE_HEADERS = {name: {"schema": {"type": "integer"}, "description": text} for name, text in (
+    ("Retry-After", "seconds to wait (a rate limit)"),
     ("RateLimit-Limit", "requests allowed in the window"),
     ("RateLimit-Remaining", "requests left in the window"),
     ("RateLimit-Reset", "seconds until the window starts again"))}
+TOO_MANY = {
+    "description": "over the caller's rate limit, or its quota of games under way",
+    "headers": RATE_HEADERS,
+    "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
+}
 
 
 def install(app: APIFlask, keys_required: bool) -> None:
@@ -64,8 +64,6 @@ def install(app: APIFlask, keys_required: bool) -> None:
         for path, item in spec["paths"].items():  # every /v1 call is counted (limits)
             for operation in item.values() if path.startswith("/v1/") else ():
                 operation["responses"]["429"] = TOO_MANY
-                for response in operation["responses"].values():
-                    response.setdefault("headers", {}).update(RATE_HEADERS)
         for (path, method), headers in HEADERS.items():
             operation = spec["paths"][path][method]
             operation["parameters"] = [*operation.get("parameters", []), *headers]

@@ -41,9 +41,9 @@ def test_an_address_past_its_rate_gets_429_and_nothing_is_created(
     seen = [client.post("/v1/games", json={"preset": "classic", "seats": HUMANS})
             for _ in range(3)]
     assert [r.status_code for r in seen] == [201, 201, 201]
-    assert [r.headers["RateLimit-Remaining"] for r in seen] == ["2", "1", "0"]
-    assert all(r.headers["RateLimit-Limit"] == "3" for r in seen)
-    _refused(client.post("/v1/games", json={"preset": "classic", "seats": HUMANS}))
+    refused = client.post("/v1/games", json={"preset": "classic", "seats": HUMANS})
+    _refused(refused)
+    assert refused.headers["RateLimit-Limit"] == "3"
     with Store(db).uow() as uow:
         assert len(uow.games.ids()) == 3
     for path in ("/healthz", "/docs", "/openapi.json", "/"):  # not counted
@@ -59,7 +59,7 @@ def test_each_seat_token_has_its_own_count(db: Engine, monkeypatch: pytest.Monke
                           headers={"Authorization": f"Bearer {tokens['0']}"}).status_code == 200
     _refused(client.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens['0']}"}))
     other = client.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens['1']}"})
-    assert other.status_code == 200 and other.headers["RateLimit-Limit"] == "2"
+    assert other.status_code == 200
 
 
 def test_a_key_counts_on_its_own_and_may_have_its_own_rate(
@@ -70,8 +70,11 @@ def test_a_key_counts_on_its_own_and_may_have_its_own_rate(
     for _ in range(2):
         assert client.get("/v1/games", headers={"X-API-Key": slow}).status_code == 200
     _refused(client.get("/v1/games", headers={"X-API-Key": slow}))
-    answer = client.get("/v1/games", headers={"X-API-Key": usual})
-    assert answer.status_code == 200 and answer.headers["RateLimit-Limit"] == "5"
+    for _ in range(5):
+        assert client.get("/v1/games", headers={"X-API-Key": usual}).status_code == 200
+    refused = client.get("/v1/games", headers={"X-API-Key": usual})
+    _refused(refused)
+    assert refused.headers["RateLimit-Limit"] == "5"  # the settings' rate, not the other's
 
 
 @pytest.mark.skipif(REDIS is None, reason="PRESIDENT_TEST_REDIS_URL is not set (.ci/run sets it)")
