@@ -83,6 +83,7 @@ class Cluster:
                 "PRESIDENT_AI_RETRY_BASE_MS": "100", "PYTHONUNBUFFERED": "1",
                 # every client of a test or a benchmark comes from one address
                 "PRESIDENT_RATE_STORAGE": "off", "PRESIDENT_QUOTA_GAMES_ANONYMOUS": "100000",
+                "PRESIDENT_QUOTA_AI_SECONDS_ANONYMOUS": "1000000",
                 **self.settings}
 
     def _start(self, name: str, *args: str) -> Proc:

@@ -86,6 +86,12 @@ SETTINGS = (
             "(`keys create --max-active-games`)"),
     Setting("PRESIDENT_QUOTA_GAMES_ANONYMOUS", "20",
             "games under way a client address may hold without a key"),
+    Setting("PRESIDENT_QUOTA_AI_SECONDS_KEY", "3600",
+            "AI thinking time a client key's games may use an hour (an Expert decision "
+            "takes about ten times a Hard one), unless the key has its own "
+            "(`keys create --ai-seconds-per-hour`); past it, games with AI seats are refused"),
+    Setting("PRESIDENT_QUOTA_AI_SECONDS_ANONYMOUS", "600",
+            "AI thinking time a client address's games may use an hour, without a key"),
     Setting("PRESIDENT_TRUSTED_PROXIES", "0",
             "proxies in front of the API whose `X-Forwarded-For` names the client "
             "(`deploy/`: 1, nginx); 0: the connection's address is the client's"),

@@ -75,12 +75,13 @@ class ApiKey:
 @dataclass(frozen=True)
 class Caller:
     """Who is asking: a client key, or nobody (open mode, or a seat token's own calls),
-    from an ``origin`` (an anonymous caller's address, hashed), with the quota of games
-    under way it may hold (None: no quota)."""
+    from an ``origin`` (an anonymous caller's address, hashed), with its quotas (None:
+    none): games under way, AI thinking time an hour."""
 
     key: ApiKey | None = None
     origin: str | None = None
     max_active_games: int | None = None
+    ai_seconds_per_hour: int | None = None  # AI thinking time its games may use an hour
 
     @property
     def owner(self) -> str | None:

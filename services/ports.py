@@ -89,6 +89,13 @@ class GameRepository(Protocol):
     def active_count(self, owner: str | None) -> int:
         """How many of ``owner``'s games are under way."""
 
+    def add_ai_time(self, owner: str, hour: datetime, seconds: float) -> None:
+        """Count ``seconds`` of AI thinking for ``owner``'s games in the ``hour``."""
+
+    def ai_time_since(self, owner: str, since: datetime) -> float:
+        """The AI thinking time counted for ``owner``'s games in the hours from
+        ``since``'s on."""
+
 
 class KeyRepository(Protocol):
     def add(self, key: ApiKey, secret_hash: str) -> None: ...

@@ -50,6 +50,7 @@ class FakeDatabase:
         self.games: dict[str, _Stored] = {}
         self.keys: dict[tuple[str, int, str], tuple[str, int]] = {}  # Idempotency-Keys
         self.keys_by_hash: dict[str, ApiKey] = {}  # client keys
+        self.ai_time: dict[tuple[str, datetime], float] = {}  # (owner, hour): seconds
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.commits = 0
 
@@ -140,6 +141,13 @@ class FakeRepository:
                             s.created_at, s.game.seats) for s in games
                 if s.game.owner == owner and (status is None or s.game.status == status)
                 and (before is None or (s.created_at, s.game.id) < before)][:limit]
+
+    def add_ai_time(self, owner: str, hour: datetime, seconds: float) -> None:
+        self.pending.append(lambda: self._db.ai_time.__setitem__(
+            (owner, hour), self._db.ai_time.get((owner, hour), 0.0) + seconds))
+
+    def ai_time_since(self, owner: str, since: datetime) -> float:
+        return sum(t for (o, hour), t in self._db.ai_time.items() if o == owner and hour >= since)
 
     def active_count(self, owner: str | None) -> int:
         return sum(s.game.owner == owner and s.game.status == "active"

@@ -13,7 +13,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from engine.errors import PresidentError
 from services.api import limits, metrics, openapi, security
-from services.api.auth import KEY_HEADER, Keys
+from services.api.auth import KEY_HEADER, Keys, Quota
 from services.api.streams import Slots
 from services.api.docs import docs
 from services.api.problems import HTTP_CODES, from_error, problem
@@ -57,8 +57,11 @@ def create_app(container: Container, rendered_bytes: int | None = None) -> APIFl
     app.extensions["president"] = container
     app.extensions["president.rendered"] = rendered_cache(rendered_bytes)
     keys = app.extensions["president.keys"] = Keys(
-        container.uow, defaulted("PRESIDENT_AUTH"), int(defaulted("PRESIDENT_QUOTA_GAMES_KEY")),
-        int(defaulted("PRESIDENT_QUOTA_GAMES_ANONYMOUS")))
+        container.uow, defaulted("PRESIDENT_AUTH"),
+        Quota(int(defaulted("PRESIDENT_QUOTA_GAMES_KEY")),
+              int(defaulted("PRESIDENT_QUOTA_AI_SECONDS_KEY"))),
+        Quota(int(defaulted("PRESIDENT_QUOTA_GAMES_ANONYMOUS")),
+              int(defaulted("PRESIDENT_QUOTA_AI_SECONDS_ANONYMOUS"))))
     openapi.install(app, keys.required)
     proxies = int(defaulted("PRESIDENT_TRUSTED_PROXIES"))
     if proxies:  # the client's address, for its rate limit, from what the proxies say

@@ -6,7 +6,7 @@ page and a seat token's own calls needs a key)."""
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from flask import request
 
@@ -21,19 +21,23 @@ MODES = ("open", "keys")
 TRUST_S = 5.0  # a key found live is trusted this long: a revocation takes effect within it
 
 
+class Quota(NamedTuple):
+    games: int  # games under way at once
+    ai_seconds_per_hour: int  # AI thinking time its games may use an hour
+
+
 class Keys:
     """Authenticates client keys, keeping each live one a few seconds (one lookup per key
     every ``TRUST_S``, not one per request)."""
 
     def __init__(self, uow_factory: Callable[[], UnitOfWork], mode: str,
-                 key_games: int, anonymous_games: int) -> None:
-        """``key_games``, ``anonymous_games``: the games under way a key (unless it has
-        its own quota) and a client address may hold."""
+                 key_quota: Quota, anonymous_quota: Quota) -> None:
+        """The quotas of a key (unless it has its own) and of a client address."""
         if mode not in MODES:
             raise ValueError(f"PRESIDENT_AUTH is one of {', '.join(MODES)}, not {mode!r}")
         self._uow = uow_factory
         self.required = mode == "keys"
-        self._key_games, self._anonymous_games = key_games, anonymous_games
+        self._key_quota, self._anonymous_quota = key_quota, anonymous_quota
         self._live: VersionedCache[str, tuple[ApiKey, float]] = VersionedCache(1024)
 
     def caller(self, token_call: bool) -> Caller:
@@ -42,11 +46,14 @@ class Keys:
         secret = request.headers.get(KEY_HEADER)
         if secret is not None:  # (sent empty: a key that opens nothing)
             key = self._key(secret)
-            return Caller(key, max_active_games=key.max_active_games or self._key_games)
+            return Caller(key, max_active_games=key.max_active_games or self._key_quota.games,
+                          ai_seconds_per_hour=(key.ai_seconds_per_hour
+                                               or self._key_quota.ai_seconds_per_hour))
         if self.required and not token_call:
             raise KeyRequired(f"this call needs a client key: send it as {KEY_HEADER}")
         return Caller(origin=origin_of(request.remote_addr or ""),
-                      max_active_games=self._anonymous_games)
+                      max_active_games=self._anonymous_quota.games,
+                      ai_seconds_per_hour=self._anonymous_quota.ai_seconds_per_hour)
 
     def client(self) -> tuple[str, ApiKey | None]:
         """Who the request counts against, for rate limits and open streams: its live

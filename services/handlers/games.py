@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import secrets
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 from engine import Rules, new_series_with_events
 from services.commands import CreateGame, ReadGame, TableDefaults
@@ -15,6 +15,7 @@ from services.errors import (
 )
 from services.handlers.common import found, viewer
 from services.handlers.moves import schedule_next
+from services.handlers.turns import hour_of
 from services.ports import Reads, TurnScheduler, UnitOfWork
 from services.views import CreatedGame, GameView
 
@@ -29,7 +30,7 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
              else "games:create-ai")
     if not caller.may(scope):
         raise MissingScope(f"this key may not create such a game: it needs {scope}")
-    _within_quota(caller, uow)
+    _within_quota(caller, uow, any(s.kind == "ai" for s in cmd.seats))
     rules = Rules.preset(cmd.preset, **_options(cmd))  # InvalidRules explains what is wrong
     tokens: dict[int, str] = {}
     seats = []
@@ -55,17 +56,24 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
     return CreatedGame(GameView.of(game, None), tokens)
 
 
-def _within_quota(caller: Caller, uow: UnitOfWork) -> None:
-    """A caller holds at most its quota of games under way. (Two creates at the same
-    moment may both pass: the quota bounds what a caller holds, give or take its
-    concurrency, which the rate limits bound in turn.)"""
-    if caller.max_active_games is None:
-        return
+def _within_quota(caller: Caller, uow: UnitOfWork, ai_seats: bool) -> None:
+    """A caller holds at most its quota of games under way, and its games with AI seats
+    use at most its AI thinking time an hour (counted by the hour: the hour under way and
+    the one before). (Two creates at the same moment may both pass: the quotas bound what
+    a caller holds, give or take its concurrency, which the rate limits bound in turn.)"""
     with uow:
-        held = uow.games.active_count(caller.owner)
-    if held >= caller.max_active_games:
-        raise QuotaExceeded(f"{held} game(s) under way, the most this caller may hold: "
-                            "finish or wait for one")
+        if caller.max_active_games is not None:
+            held = uow.games.active_count(caller.owner)
+            if held >= caller.max_active_games:
+                raise QuotaExceeded(f"{held} game(s) under way, the most this caller may "
+                                    "hold: finish or wait for one")
+        if ai_seats and caller.ai_seconds_per_hour is not None and caller.owner is not None:
+            since = hour_of(datetime.now(timezone.utc)) - timedelta(hours=1)
+            used = uow.games.ai_time_since(caller.owner, since)
+            if used >= caller.ai_seconds_per_hour:
+                raise QuotaExceeded(f"this caller's games used {used:.0f} s of AI thinking "
+                                    f"in the last hour, its quota is "
+                                    f"{caller.ai_seconds_per_hour} s: wait for it")
 
 
 def _options(cmd: CreateGame) -> dict[str, object]:

@@ -7,8 +7,10 @@ so no move is ever played twice. Every action still goes through the engine.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import Callable
 
 from engine import PASS, observe
 from engine.plays import Action
@@ -19,9 +21,10 @@ from services.handlers.moves import apply_and_save, schedule_next
 from services.ports import Decide, Fallback, TurnScheduler, UnitOfWork
 
 
-def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler,
-                 decide: Decide) -> Game | None:
-    """Ask the seat's engine for its action and play it; None if the turn is gone.
+def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler, decide: Decide,
+                 clock: Callable[[], float] = time.monotonic) -> Game | None:
+    """Ask the seat's engine for its action and play it; None if the turn is gone. The
+    time it thought counts against the game's owner (its AI quota).
 
     ``decide`` runs outside any transaction (an Expert thinks for half a second) and may
     raise (an adapter's error): nothing is written then, the caller retries."""
@@ -29,8 +32,19 @@ def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler,
         game = _waiting_on(uow, turn, "ai")
     if game is None or game.seat_to_act is None or game.seat_to_act.engine is None:
         return None
+    started = clock()
     action = decide(observe(game.state, turn.seat), game.seat_to_act.engine)
-    return _play(uow, game, turn.seat, action, scheduler)
+    thought = clock() - started
+    played = _play(uow, game, turn.seat, action, scheduler)
+    if played is not None and game.owner is not None:
+        with uow:
+            uow.games.add_ai_time(game.owner, hour_of(datetime.now(timezone.utc)), thought)
+            uow.commit()
+    return played
+
+
+def hour_of(moment: datetime) -> datetime:
+    return moment.replace(minute=0, second=0, microsecond=0)
 
 
 def play_instead(turn: Turn, reason: str, uow: UnitOfWork, scheduler: TurnScheduler,

@@ -6,7 +6,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, String, Text, text
+from sqlalchemy import (
+    JSON, BigInteger, DateTime, Float, ForeignKey, Index, Integer, String, Text, text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -121,3 +123,13 @@ class ApiKeyRow(Base):
     ai_seconds_per_hour: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class AiUsageRow(Base):
+    """AI thinking time an owner's games used in an hour (its AI quota)."""
+
+    __tablename__ = "ai_usage"
+
+    owner: Mapped[str] = mapped_column(String(32), primary_key=True)
+    hour: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
+    seconds: Mapped[float] = mapped_column(Float)

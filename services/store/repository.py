@@ -6,6 +6,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Callable, Sequence
 
 from sqlalchemy import Select, Table, and_, bindparam, func, insert, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from engine.events import Event
@@ -14,7 +16,7 @@ from engine.state import LogEntry
 from services.domain import ApiKey, Game, GameSummary, PlayedFor, Seat, Waiting
 from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
-    ActionRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow,
+    ActionRow, AiUsageRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow,
 )
 from services.store.moves import Move, MoveBatches
 from services.store.reads import GameReads
@@ -220,6 +222,22 @@ class SqlGameRepository:
             GameRow.owner.is_(None) if owner is None else GameRow.owner == owner,
             GameRow.status == "active")
         return int(self.session.scalar(query) or 0)
+
+    def add_ai_time(self, owner: str, hour: datetime, seconds: float) -> None:
+        """One statement whoever counts at the same moment (an upsert, on both
+        databases)."""
+        table = _table(AiUsageRow)
+        insert_ = (postgresql_insert if self.session.get_bind().dialect.name == "postgresql"
+                   else sqlite_insert)
+        statement = insert_(table).values(owner=owner, hour=hour, seconds=seconds)
+        self.session.execute(statement.on_conflict_do_update(
+            index_elements=["owner", "hour"],
+            set_={"seconds": table.c.seconds + statement.excluded.seconds}))
+
+    def ai_time_since(self, owner: str, since: datetime) -> float:
+        return float(self.session.scalar(
+            select(func.coalesce(func.sum(AiUsageRow.seconds), 0.0))
+            .where(AiUsageRow.owner == owner, AiUsageRow.hour >= since)) or 0.0)
 
     def ids(self) -> list[str]:
         return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))

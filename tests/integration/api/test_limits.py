@@ -119,3 +119,17 @@ def test_a_client_past_its_quota_of_games_under_way_gets_429_and_nothing_created
     assert again.status_code == 429 and again.get_json()["code"] == "quota_exceeded"
     with Store(db).uow() as uow:
         assert len(uow.games.ids()) == 4
+
+
+def test_games_with_ai_seats_need_ai_time_left_in_the_hour(
+        db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESIDENT_QUOTA_AI_SECONDS_ANONYMOUS", "0")  # none left at all
+    client = inline_app(db).test_client()
+    seats = [{"kind": "human"}] + [{"kind": "ai", "engine": "expert"}] * 3
+    refused = client.post("/v1/games", json={"preset": "classic", "seats": seats})
+    assert refused.status_code == 429 and refused.get_json()["code"] == "quota_exceeded"
+    assert "AI thinking" in refused.get_json()["detail"]
+    assert client.post("/v1/games", json={"preset": "classic",
+                                          "seats": HUMANS}).status_code == 201
+    with Store(db).uow() as uow:
+        assert len(uow.games.ids()) == 1

@@ -220,3 +220,19 @@ def test_check_all_finds_a_snapshot_that_drifted_from_its_log(uow_factory: UowFa
     with db.begin() as c:  # corrupt the stored log: the snapshot no longer follows from it
         c.execute(text("DELETE FROM actions WHERE game_id = :g"), {"g": game_id})
     assert check_all(uow_factory) == (1, [game_id])
+
+
+def test_ai_time_is_counted_by_owner_and_hour(uow_factory: UowFactory) -> None:
+    """The store's side of the AI quota: an upsert that adds up, by owner and hour."""
+    from datetime import datetime, timedelta, timezone
+
+    hour = datetime(2026, 12, 1, 20, tzinfo=timezone.utc)
+    for owner, when, seconds in (("k1", hour, 1.5), ("k1", hour, 2.0),
+                                 ("k1", hour - timedelta(hours=2), 50.0), ("k2", hour, 9.0)):
+        with uow_factory() as uow:
+            uow.games.add_ai_time(owner, when, seconds)
+            uow.commit()
+    with uow_factory() as uow:
+        assert uow.games.ai_time_since("k1", hour - timedelta(hours=1)) == 3.5
+        assert uow.games.ai_time_since("k1", hour - timedelta(hours=2)) == 53.5
+        assert uow.games.ai_time_since("nobody", hour) == 0.0

@@ -3,6 +3,8 @@ say which games it may create, and it sees its own games only."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from fakes import FakeDatabase, Recorder
@@ -14,6 +16,8 @@ from services.errors import (
 from services.handlers.events import events_after
 from services.handlers.games import create_game, list_games, read_game
 from services.handlers.keys import PREFIX, authenticate, create_key, list_keys, revoke_key
+from services.commands import Turn
+from services.handlers.turns import hour_of, take_ai_turn
 from services.inline import InlineScheduler
 from workers.ai import LEVELS
 
@@ -108,6 +112,29 @@ def test_a_caller_holds_at_most_its_quota_of_games_under_way() -> None:
     create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=stranger)
     assert [g.game_id for g in list_games(None, 10, None, db.uow(), capped)[0]] == \
         [m.game.game_id for m in reversed(made)]
+
+
+def test_games_with_ai_seats_are_refused_once_the_hour_s_ai_time_is_used() -> None:
+    db = FakeDatabase()
+    key, _ = _key(db)
+    caller = Caller(key.key, ai_seconds_per_hour=3)
+    made = create_game(CreateGame("classic", AIS), db.uow(), Recorder(), LEVELS, caller=caller)
+    game_id, to_act = made.game.game_id, made.game.view.to_act
+    ticks = iter([10.0, 11.5, 20.0, 21.5])  # each decision "takes" 1.5 s of this clock
+    for version in (0, 1):
+        seat = db.games[game_id].game.state.to_act
+        assert take_ai_turn(Turn(game_id, seat, version), db.uow(), Recorder(), _easy,
+                            clock=lambda: next(ticks)) is not None
+    this_hour = hour_of(datetime.now(timezone.utc))
+    assert to_act >= 0 and db.ai_time == {(key.key.id, this_hour): 3.0}  # type: ignore[union-attr]
+    with pytest.raises(QuotaExceeded, match="AI thinking"):
+        create_game(CreateGame("classic", AIS), db.uow(), Recorder(), LEVELS, caller=caller)
+    assert len(db.games) == 1  # nothing created
+    # humans only ask for no AI time; another key's time is its own
+    create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=caller)
+    other, _ = _key(db)
+    create_game(CreateGame("classic", AIS), db.uow(), Recorder(), LEVELS,
+                caller=Caller(other.key, ai_seconds_per_hour=3))
 
 
 def _easy(view, engine):  # type: ignore[no-untyped-def]
