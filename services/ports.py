@@ -137,6 +137,9 @@ class Reads(Protocol):
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]: ...
 
+    def events_of_round(self, game_id: str, round_no: int) -> list[StoredEvent]:
+        """The round's own events; empty if none is known as that round's."""
+
     def watching(self, game_id: str) -> ContextManager[Callable[[float], None]]:
         """``wait(at_most_s)`` for the game's next move, from before the caller reads."""
 

@@ -12,7 +12,7 @@ from sqlalchemy import Engine, select, update
 
 from engine.events import Event
 from services.domain import Game, PlayedFor
-from services.ports import UnitOfWork
+from services.ports import StoredEvent, UnitOfWork
 from services.store import Store
 from services.store.db import in_schema, recreate
 from services.store.models import GameRow
@@ -74,6 +74,9 @@ class UowReads:
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
         with self._uow() as uow:
             return uow.games.events_after(game_id, after, limit)
+
+    def events_of_round(self, game_id: str, round_no: int) -> list[StoredEvent]:
+        return []  # (the handlers then read the game's events and pick the round's)
 
     @contextmanager
     def watching(self, game_id: str) -> Iterator[Callable[[float], None]]:

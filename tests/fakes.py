@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 from types import TracebackType
 from typing import Any, Callable, Iterator, Sequence
 
-from engine import Event, State
+from engine import Event, RoundStarted, State
 from engine.state import LogEntry
 from services.domain import ApiKey, Game, GameSummary, PlayedFor, Waiting
 from services.ports import StoredEvent, StoredState, VersionConflict
@@ -214,6 +214,14 @@ class FakeReads:
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return self._repository.events_after(game_id, after, limit)
+
+    def events_of_round(self, game_id: str, round_no: int) -> list[StoredEvent]:
+        rows, current = [], 1  # what the store's event rounds say
+        for seq, version, event in self._repository.events_after(game_id, 0, 10**9):
+            current = event.round_no if isinstance(event, RoundStarted) else current
+            if current == round_no:
+                rows.append((seq, version, event))
+        return rows
 
     @contextmanager
     def watching(self, game_id: str) -> Iterator[Callable[[float], None]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from engine import RoundStarted, redact
+from engine import Event, RoundStarted, redact
 from services.domain import ANONYMOUS, Caller, PlayedFor
 from services.errors import RoundNotFound
 from services.handlers.common import found, viewer
@@ -20,8 +20,7 @@ def events_after(game_id: str, token: str | None, after: int, reads: Reads,
     seat = viewer(game, token, caller)
     rows = reads.events_after(game_id, after, limit)
     last = max(game.events, rows[-1][0] if rows else 0)  # (the state may not be the newest)
-    return [EventView(seq, version, event if isinstance(event, PlayedFor) else redact(event, seat))
-            for seq, version, event in rows], last
+    return [_seen(seq, version, event, seat) for seq, version, event in rows], last
 
 
 def wait_for_events(game_id: str, token: str | None, after: int, wait_s: float,
@@ -45,7 +44,14 @@ def series_over(game_id: str, reads: Reads) -> bool:
 
 def round_events(game_id: str, token: str | None, round_no: int, reads: Reads,
                  caller: Caller = ANONYMOUS) -> list[EventView]:
-    """A round's replay: its events from its start to its end, as the caller may see them."""
+    """A round's replay: its events from its start to its end, as the caller may see them.
+    Only that round's events are read (the game's whole list for games stored before the
+    events said their round)."""
+    game = found(reads.get(game_id), game_id)
+    seat = viewer(game, token, caller)
+    rows = reads.events_of_round(game_id, round_no)
+    if rows:
+        return [_seen(seq, version, event, seat) for seq, version, event in rows]
     events, _ = events_after(game_id, token, 0, reads, limit=1_000_000, caller=caller)
     current, picked = 0, []
     for e in events:
@@ -56,3 +62,8 @@ def round_events(game_id: str, token: str | None, round_no: int, reads: Reads,
     if not picked:
         raise RoundNotFound(f"round {round_no} has not been played in game {game_id!r}")
     return picked
+
+
+def _seen(seq: int, version: int, event: Event | PlayedFor, seat: int | None) -> EventView:
+    """The event as ``seat`` (None: a spectator) may see it."""
+    return EventView(seq, version, event if isinstance(event, PlayedFor) else redact(event, seat))

@@ -93,6 +93,8 @@ class EventRow(Base):
                                          primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)  # 1, 2, … per game
     version: Mapped[int] = mapped_column(Integer)  # the game version after its action
+    # The round it belongs to (a round's replay reads its own); None: written before 0008.
+    round: Mapped[int | None] = mapped_column(Integer)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 

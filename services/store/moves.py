@@ -41,9 +41,10 @@ WITH asked AS (
     FROM moved, json_to_recordset(moved.actions)
         AS a(seq integer, round integer, seat integer, action text)
 ), told AS (
-    INSERT INTO events (game_id, seq, version, payload)
-    SELECT moved.game_id, e.seq, moved.version, e.payload
-    FROM moved, json_to_recordset(moved.new_events) AS e(seq integer, payload json)
+    INSERT INTO events (game_id, seq, version, round, payload)
+    SELECT moved.game_id, e.seq, moved.version, e.round, e.payload
+    FROM moved, json_to_recordset(moved.new_events) AS e(seq integer, round integer,
+                                                         payload json)
 ), kept AS (
     INSERT INTO idempotency_keys (game_id, seat, key, action, version)
     SELECT moved.game_id, moved.key_seat, moved.key, moved.key_action, moved.version
@@ -70,7 +71,7 @@ class Move(NamedTuple):
     turn_deadline: datetime | None
     now: datetime
     actions: list[dict[str, Any]]  # seq, round, seat, action
-    new_events: list[dict[str, Any]]  # seq, payload
+    new_events: list[dict[str, Any]]  # seq, round, payload
     key: tuple[int, str, str] | None  # Idempotency-Key: (seat, key, action text)
 
     def row(self) -> dict[str, Any]:

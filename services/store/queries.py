@@ -69,6 +69,10 @@ EVENTS_AFTER = Query(
     select(EventRow.seq, EventRow.version, EventRow.payload)
     .where(EventRow.game_id == bindparam("game_id"), EventRow.seq > bindparam("after"))
     .order_by(EventRow.seq).limit(bindparam("limit")))
+ROUND_EVENTS = Query(
+    select(EventRow.seq, EventRow.version, EventRow.payload)
+    .where(EventRow.game_id == bindparam("game_id"), EventRow.round == bindparam("round"))
+    .order_by(EventRow.seq))
 REMEMBERED = Query(
     select(IdempotencyRow.action, IdempotencyRow.version)
     .where(IdempotencyRow.game_id == bindparam("game_id"),

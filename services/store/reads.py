@@ -19,7 +19,8 @@ from services.domain import Game, PlayedFor, Seat
 from services.ports import StoredEvent
 from services.store.feed import ChangeFeed, PsycopgListening, feed_for
 from services.store.queries import (
-    ACTIONS_BETWEEN, CATCH_UP, EVENTS_AFTER, GAME_AND_SEATS, NOTHING, REMEMBERED, Query, Run,
+    ACTIONS_BETWEEN, CATCH_UP, EVENTS_AFTER, GAME_AND_SEATS, NOTHING, REMEMBERED, ROUND_EVENTS,
+    Query, Run,
 )
 from services.store.snapshots import json_value, load_stored
 from services.store.states import GameStates, Known, Seating, game_of
@@ -146,6 +147,12 @@ class GameReads:
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return load_events(self._run, game_id, after, limit)
+
+    def events_of_round(self, game_id: str, round_no: int) -> list[StoredEvent]:
+        """The round's own events (none for a round not played, or written before the
+        events said their round)."""
+        return [(seq, version, decode_event(json_value(payload))) for seq, version, payload
+                in self._run(ROUND_EVENTS, game_id=game_id, round=round_no)]
 
     @contextmanager
     def watching(self, game_id: str) -> Iterator[Callable[[float], None]]:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from sqlalchemy import Select, Table, and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from engine.events import Event
+from engine.events import Event, RoundStarted
 from engine.snapshot import event_to_dict
 from engine.state import LogEntry
 from services.domain import ApiKey, Game, GameSummary, PlayedFor, Seat, Waiting
@@ -56,6 +56,18 @@ _MOVE_ON = (
             updated_at=bindparam("now")))
 _ADD_ACTIONS = insert(_table(ActionRow))
 _ADD_EVENTS = insert(_table(EventRow))
+
+
+E = TypeVar("E", bound="Event | PlayedFor")
+
+
+def _by_round(round_no: int, events: Sequence[E]) -> Iterator[tuple[int, E]]:
+    """(round, event): an action's events are its round's, until a RoundStarted begins the
+    next one (that event and those after it are the new round's)."""
+    for event in events:
+        if isinstance(event, RoundStarted):
+            round_no = event.round_no
+        yield round_no, event
 
 
 class SqlGameRepository:
@@ -112,9 +124,10 @@ class SqlGameRepository:
             _deadline(game, now), now,
             [{"seq": read_version + offset, "round": entry.round_no, "seat": entry.seat,
               "action": str(entry.action)} for offset, entry in enumerate(entries, start=1)],
-            [{"seq": first_event + offset,
+            [{"seq": first_event + offset, "round": round_no,
               "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
-             for offset, e in enumerate(events, start=1)], key)
+             for offset, (round_no, e) in enumerate(
+                 _by_round(entries[0].round_no if entries else 1, events), start=1)], key)
         if self._moves is not None:
             done = self._moves.write(move)
         else:
@@ -154,8 +167,9 @@ class SqlGameRepository:
     def _add_events(self, game: Game, events: Sequence[Event]) -> None:
         if events:
             self.session.connection().execute(_ADD_EVENTS, [
-                {"game_id": game.id, "seq": seq, "version": game.version,
-                 "payload": event_to_dict(e)} for seq, e in enumerate(events, start=1)])
+                {"game_id": game.id, "seq": seq, "version": game.version, "round": round_no,
+                 "payload": event_to_dict(e)}
+                for seq, (round_no, e) in enumerate(_by_round(1, events), start=1)])
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return self.reads.events_after(game_id, after, limit)

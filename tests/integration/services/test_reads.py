@@ -11,12 +11,13 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 
 from databases import UowReads
-from engine import apply, legal_actions, new_series, observe, parse_action
+from engine import RoundStarted, apply, legal_actions, new_series, observe, parse_action
 from fakes import Recorder
 from workers.ai import LEVELS
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.domain import Game
 from services.errors import StaleVersion
+from services.handlers.events import round_events
 from services.handlers.games import create_game, read_game
 from services.handlers.moves import act
 from services.ports import UnitOfWork
@@ -237,3 +238,20 @@ def test_a_state_held_is_never_replaced_by_an_older_one(uow_factory: UowFactory,
     later = state._replace(seen_at=state.seen_at + 5)  # the same state, vouched for later
     states.remember(game_id, later)
     assert states.state(game_id) == later
+
+
+def test_a_round_s_replay_reads_that_round_s_events_only(
+        uow_factory: UowFactory, reads: GameReads, monkeypatch: pytest.MonkeyPatch) -> None:
+    game_id, version = _played(uow_factory, 0)
+    while (game := reads.get(game_id)) is not None and game.state.round_no < 3:
+        version = _play_on(uow_factory, game_id, version, 10)
+    everything = reads.events_after(game_id, 0, 10**6)
+    rounds = [reads.events_of_round(game_id, n) for n in (1, 2, 3)]
+    assert [row for rows in rounds for row in rows] == everything  # each event once, in order
+    for n, rows in zip((1, 2), rounds):
+        assert isinstance(rows[0][2], RoundStarted) and rows[0][2].round_no == n
+        assert not any(isinstance(e, RoundStarted) for _, _, e in rows[1:])
+    assert reads.events_of_round(game_id, 9) == []
+    scanned = round_events(game_id, None, 2, UowReads(uow_factory))  # the older way
+    monkeypatch.setattr(GameReads, "events_after", None)  # must not be needed
+    assert round_events(game_id, None, 2, reads) == scanned
