@@ -22,7 +22,7 @@ from services.background import BackgroundScheduler
 from services.ports import Fallback
 from services.store import Store
 from workers.ai import LEVELS, decide
-from workers.rpc.client import AiClient, engines_from_env
+from workers.rpc.client import AiClient, engines_from_env, tls_roots_from_env
 from workers.turns.app import make_celery
 from workers.turns.runtime import TurnRuntime
 from workers.turns.scheduler import CeleryScheduler
@@ -98,7 +98,7 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
     """A Celery worker process's collaborators: the database, the gRPC AI client (each
     answer checked against the seat's legal actions), the scheduler on ``app``."""
     store = open_store()
-    ai = AiClient(engines_from_env())
+    ai = AiClient(engines_from_env(), tls_roots=tls_roots_from_env())
 
     def over_grpc(view: View, engine: str) -> Action:
         return ai.decide(view, engine, seed=len(view.history), timeout_s=settings.ai_deadline_s)

@@ -29,6 +29,9 @@ SETTINGS = (
     Setting("PRESIDENT_AI_ENGINES", "",
             "AI engines by name, `name=host:port,…`: the gRPC target per level (default: "
             "every level on 127.0.0.1:50051) and any third-party bot"),
+    Setting("PRESIDENT_AI_TLS_ROOTS", None,
+            "a PEM file of the certificates that engines named `tls://host:port` in "
+            "`PRESIDENT_AI_ENGINES` are checked against; unset: the system's"),
     Setting("PRESIDENT_AI_WORKER_PROCESSES", "1",
             "processes of one gRPC AI worker, sharing its port (about one per core)"),
     Setting("PRESIDENT_AI_MAX_MS", "2000",

@@ -1,7 +1,7 @@
 """The client the service uses to ask an AI engine for a decision.
 
 Engines are named in configuration only (``name=host:port`` pairs, see
-``parse_engines``): the built-in levels and any third-party bot speaking
+``parse_engines``; ``name=tls://host:port`` for one called over TLS): the built-in levels and any third-party bot speaking
 ``president.ai.v1``. A caller names an engine; no address ever comes from a client
 of the game service. And the answer is never trusted: it must parse and be one of
 the legal actions that were sent.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from pathlib import Path
 from typing import Mapping
 
 import grpc
@@ -26,6 +27,7 @@ from workers.ai.budget import Budget
 from workers.rpc.serde import request_to_proto, response_from_proto
 
 DEFAULT_TARGET = "127.0.0.1:50051"
+TLS = "tls://"  # an engine's target that starts so is called over TLS
 DEFAULT_ENGINES = {level: DEFAULT_TARGET for level in LEVELS}
 
 
@@ -63,6 +65,13 @@ def parse_engines(text: str) -> dict[str, str]:
 ENGINES_ENV = "PRESIDENT_AI_ENGINES"
 
 
+def tls_roots_from_env(environ: Mapping[str, str] | None = None) -> bytes | None:
+    """The PEM certificates that ``tls://`` engines are checked against (None: the
+    system's), from ``PRESIDENT_AI_TLS_ROOTS``."""
+    path = setting("PRESIDENT_AI_TLS_ROOTS", environ)
+    return None if path is None else Path(path).read_bytes()
+
+
 def engines_from_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The engines configured in ``PRESIDENT_AI_ENGINES``; by default the four levels on
     the local worker. Entries given there add to or replace the defaults."""
@@ -76,8 +85,12 @@ class AiClient:
     each connection to one process: a single connection would keep every call of this
     client on one process, so each target gets ``connections`` of its own."""
 
-    def __init__(self, engines: Mapping[str, str] | None = None, connections: int = 4) -> None:
+    def __init__(self, engines: Mapping[str, str] | None = None, connections: int = 4,
+                 tls_roots: bytes | None = None) -> None:
+        """``engines``: name → ``host:port``, or ``tls://host:port`` for an engine called
+        over TLS, checked against ``tls_roots`` (PEM; None: the system's)."""
         self.engines = dict(DEFAULT_ENGINES if engines is None else engines)
+        self._tls_roots = tls_roots
         self._connections = connections
         self._stubs: dict[str, list[ai_pb2_grpc.AiServiceStub]] = {}
         self._turn = itertools.count()
@@ -92,12 +105,17 @@ class AiClient:
         with self._lock:
             stubs = self._stubs.get(target)
             if stubs is None:
-                options = [("grpc.use_local_subchannel_pool", 1)]  # a connection each
-                channels = [grpc.insecure_channel(target, options=options)
-                            for _ in range(self._connections)]
+                channels = [self._channel(target) for _ in range(self._connections)]
                 self._channels.extend(channels)
                 stubs = self._stubs[target] = [ai_pb2_grpc.AiServiceStub(c) for c in channels]
             return stubs[next(self._turn) % len(stubs)]
+
+    def _channel(self, target: str) -> grpc.Channel:
+        options = [("grpc.use_local_subchannel_pool", 1)]  # a connection each
+        if target.startswith(TLS):
+            credentials = grpc.ssl_channel_credentials(root_certificates=self._tls_roots)
+            return grpc.secure_channel(target.removeprefix(TLS), credentials, options=options)
+        return grpc.insecure_channel(target, options=options)
 
     def decide(self, view: View, engine: str, *, seed: int = 0, budget: Budget | None = None,
                timeout_s: float = 5.0) -> Action:
