@@ -40,6 +40,14 @@ def _api(args: argparse.Namespace) -> int:
     return _print(report, args.json, format_api)
 
 
+def _memory(args: argparse.Namespace) -> int:
+    from benchmarks.memory import bench_memory, format_memory
+
+    report = bench_memory(args.database_url, games=args.games, rounds=args.rounds,
+                          cache_mb=args.cache_mb)
+    return _print(report, args.json, format_memory)
+
+
 def _pipeline(args: argparse.Namespace) -> int:
     from benchmarks.pipeline import bench_pipeline, format_pipeline
 
@@ -85,6 +93,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                      "(client keys and rate limits on) counts; off: no limited shape")
     api.add_argument("--json", action="store_true", help="print JSON")
     api.set_defaults(func=_api)
+
+    memory = bench_sub.add_parser("memory", help="an API worker's memory after reading "
+                                  "many finished long games")
+    memory.add_argument("--database-url", default=None,
+                        help="a SQLAlchemy URL (PostgreSQL: a schema bench_memory of its "
+                        "own); default: a temporary SQLite file")
+    memory.add_argument("--games", type=int, default=2000, help="distinct finished games")
+    memory.add_argument("--rounds", type=int, default=100, help="rounds of each")
+    memory.add_argument("--cache-mb", type=int, default=64, help="PRESIDENT_CACHE_MB")
+    memory.add_argument("--json", action="store_true", help="print JSON")
+    memory.set_defaults(func=_memory)
 
     pipe = bench_sub.add_parser("pipeline", help="AI turns through Celery + gRPC, end to end")
     pipe.add_argument("--database-url", help="the database beside Redis (a PostgreSQL URL "

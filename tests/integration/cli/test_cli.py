@@ -164,3 +164,14 @@ def test_keys_are_created_shown_once_listed_without_secret_and_revoked(
     assert "key_not_found" in capsys.readouterr().err
     assert main(["keys", "create", "--name", "x", "--scopes", "admin", "--url", url]) == 2
     assert "bad_scope" in capsys.readouterr().err
+
+
+def test_bench_memory_reads_distinct_finished_games_and_reports_the_worker_s_memory(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "memory", "--games", "12", "--rounds", "3", "--cache-mb", "8",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["games"], report["rounds"], report["cache_cap_mb"]) == (12, 3, 8)
+    assert report["actions_per_game"] > 3 * 20  # three whole rounds were played
+    assert report["rss_mb_before"] > 10 and report["rss_mb_after"] > 10  # a real process's
+    assert report["growth_mb"] == round(report["rss_mb_after"] - report["rss_mb_before"], 1)
