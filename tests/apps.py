@@ -10,7 +10,7 @@ from services.api.app import create_app
 from services.background import BackgroundScheduler
 from services.container import Container
 from services.inline import InlineScheduler
-from services.ports import Decide
+from services.ports import Decide, TurnScheduler
 from services.store import Store
 from workers.ai import LEVELS
 
@@ -18,9 +18,7 @@ from workers.ai import LEVELS
 def inline_app(db: Engine) -> APIFlask:
     """``create_app`` on ``db`` (read through its own autocommit twin, as in production)."""
     store = Store(db)
-    return create_app(Container(uow=store.uow, reads=store.reads,
-                                scheduler=InlineScheduler(store.uow, decide_here),
-                                engines=LEVELS, ready=store.ready))
+    return _app(store, InlineScheduler(store.uow, decide_here))
 
 
 def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundScheduler]:
@@ -28,5 +26,9 @@ def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundSche
     after each request has answered, deciding with ``decide``."""
     store = Store(db)
     runner = BackgroundScheduler(store.uow, decide, FALLBACK)
-    return create_app(Container(uow=store.uow, reads=store.reads, scheduler=runner,
-                                engines=LEVELS, ready=store.ready)), runner
+    return _app(store, runner), runner
+
+
+def _app(store: Store, scheduler: TurnScheduler) -> APIFlask:
+    return create_app(Container(uow=store.uow, reads=store.reads, scheduler=scheduler,
+                                engines=LEVELS, ready=store.ready))

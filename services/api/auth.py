@@ -21,6 +21,12 @@ MODES = ("open", "keys")
 TRUST_S = 5.0  # a key found live is trusted this long: a revocation takes effect within it
 
 
+def bearer_token() -> str | None:
+    """The token of a well-formed ``Authorization: Bearer <token>`` header, if any."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
 class Quota(NamedTuple):
     games: int  # games under way at once
     ai_seconds_per_hour: int  # AI thinking time its games may use an hour
@@ -62,9 +68,9 @@ class Keys:
         key = None if secret is None else self.peek(secret)
         if key is not None:
             return f"key:{key.id}", key
-        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and token.strip():
-            return f"token:{hash_token(token.strip())[:32]}", None
+        token = bearer_token()
+        if token is not None:
+            return f"token:{hash_token(token)[:32]}", None
         return f"address:{request.remote_addr}", None
 
     def peek(self, secret: str) -> ApiKey | None:

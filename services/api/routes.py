@@ -11,7 +11,7 @@ from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
 from config.settings import defaulted
-from services.api.auth import Keys
+from services.api.auth import Keys, bearer_token
 from services.api.streams import Slots
 from services.api.render import (
     Rendered, cached_for_good, event_json, game_json, game_response, rounds_json, rules_json,
@@ -75,13 +75,10 @@ def _event_number(text: str | None, name: str) -> int:
 
 
 def _token(required: bool) -> str | None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    if header or required:
+    token = bearer_token()
+    if token is None and (required or request.headers.get("Authorization")):
         raise BadToken("send the seat's token as 'Authorization: Bearer <token>'")
-    return None
+    return token
 
 
 @v1.get("/rules")

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable
 
 from services.errors import TooManyStreams
 
@@ -44,14 +43,6 @@ class Slots:
                         del counter[name]
 
         return give_back
-
-    @contextmanager
-    def held(self, game_id: str, client: str) -> Iterator[None]:
-        give_back = self.take(game_id, client)
-        try:
-            yield
-        finally:
-            give_back()
 
     def open(self) -> int:
         return sum(self._clients.values())

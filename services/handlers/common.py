@@ -29,18 +29,14 @@ def seat_of(game: Game, token: str) -> Seat:
     return seat
 
 
-def watchable(game: Game, caller: Caller) -> None:
-    """A spectator with a key watches that key's games only (another key's game answers
-    as if there were none)."""
-    if caller.key is not None and (game.owner != caller.key.id or not caller.may("games:read")):
-        raise GameNotFound(f"no game {game.id!r}")
-
-
 def viewer(game: Game, token: str | None, caller: Caller) -> int | None:
-    """The seat a request sees the game as: its token's, or a spectator's (None)."""
+    """The seat a request sees the game as: its token's, or a spectator's (None). A
+    spectator with a key watches that key's games only (another key's game answers as if
+    there were none)."""
     if token is not None:
         return seat_of(game, token).seat
-    watchable(game, caller)
+    if caller.key is not None and (game.owner != caller.key.id or not caller.may("games:read")):
+        raise GameNotFound(f"no game {game.id!r}")
     return None
 
 

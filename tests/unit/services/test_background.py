@@ -6,20 +6,19 @@ from __future__ import annotations
 
 import threading
 
+from bootstrap import FALLBACK, decide_here
 from fakes import FakeDatabase, Recorder
 from services.background import BackgroundScheduler
 from services.commands import CreateGame, SeatSpec
 from services.domain import PlayedFor
 from services.handlers.games import create_game
-from services.ports import Fallback
-from workers.ai import LEVELS, decide
+from workers.ai import LEVELS
 
 
 def _easy(view, engine):  # type: ignore[no-untyped-def]
-    return decide(view, "easy", seed=len(view.history))
+    return decide_here(view, "easy")  # whatever the seat's level: quick
 
 
-FALLBACK = Fallback("easy", lambda view: _easy(view, "easy"))
 EXPERTS = (SeatSpec("ai", "expert"),) * 8
 
 

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from bootstrap import FALLBACK, decide_here
 from engine import PASS, Played, RoundStarted, mask_of
 from engine.errors import PresidentError, UnknownPreset
 from fakes import FakeDatabase, Recorder, state_of
@@ -25,18 +26,10 @@ from services.handlers.games import create_game, list_games, read_game
 from services.handlers.moves import act
 from services.handlers.turns import play_instead, sweep, take_ai_turn
 from services.inline import InlineScheduler
-from services.ports import Fallback
 from services.views import CreatedGame
-from workers.ai import LEVELS, decide
+from workers.ai import LEVELS
 
 HUMANS = (SeatSpec("human"),) * 4
-
-
-def _here(view, engine):  # type: ignore[no-untyped-def]
-    return decide(view, engine, seed=len(view.history))
-
-
-FALLBACK = Fallback("easy", lambda view: _here(view, "easy"))
 
 
 def _create(db: FakeDatabase, seats: tuple[SeatSpec, ...] = HUMANS, scheduler: object = None,
@@ -223,7 +216,7 @@ def test_an_ai_turn_is_decided_from_the_seat_s_view_and_played_once() -> None:
 
     def decide_spy(view, engine):  # type: ignore[no-untyped-def]
         asked.append((view.seat, engine))
-        return _here(view, engine)
+        return decide_here(view, engine)
 
     turn = Turn(game_id, seat, 0)
     assert take_ai_turn(turn, db.uow(), recorder, decide_spy) is not None
@@ -234,7 +227,7 @@ def test_an_ai_turn_is_decided_from_the_seat_s_view_and_played_once() -> None:
 
 def test_the_inline_scheduler_plays_an_all_ai_series_to_its_end() -> None:
     db = FakeDatabase()
-    scheduler = InlineScheduler(db.uow, _here)
+    scheduler = InlineScheduler(db.uow, decide_here)
     created = create_game(CreateGame("classic", (SeatSpec("ai", "easy"),) * 4, rounds=2,
                                      seed=3), db.uow(), scheduler, LEVELS)
     game = db.games[created.game.game_id].game

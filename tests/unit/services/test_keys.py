@@ -7,8 +7,9 @@ from datetime import datetime, timezone
 
 import pytest
 
+from bootstrap import decide_here
 from fakes import FakeDatabase, Recorder
-from services.commands import CreateGame, CreateKey, ReadGame, SeatSpec
+from services.commands import CreateGame, CreateKey, ReadGame, SeatSpec, Turn
 from services.domain import ANONYMOUS, Caller, hash_token, origin_of
 from services.errors import (
     BadKey, BadScope, GameNotFound, KeyNotFound, MissingScope, QuotaExceeded,
@@ -16,7 +17,6 @@ from services.errors import (
 from services.handlers.events import events_after
 from services.handlers.games import create_game, list_games, read_game
 from services.handlers.keys import PREFIX, authenticate, create_key, list_keys, revoke_key
-from services.commands import Turn
 from services.handlers.turns import hour_of, take_ai_turn
 from services.inline import InlineScheduler
 from workers.ai import LEVELS
@@ -107,7 +107,7 @@ def test_a_caller_holds_at_most_its_quota_of_games_under_way() -> None:
     stranger = Caller(origin=origin_of("192.0.2.7"), max_active_games=2)  # counted apart
     create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=stranger)
     finished = create_game(CreateGame("classic", AIS, rounds=1), db.uow(),
-                           InlineScheduler(db.uow, _easy), LEVELS, caller=stranger)
+                           InlineScheduler(db.uow, decide_here), LEVELS, caller=stranger)
     assert db.games[finished.game.game_id].game.status == "over"  # over: not held
     create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=stranger)
     assert [g.game_id for g in list_games(None, 10, None, db.uow(), capped)[0]] == \
@@ -123,7 +123,7 @@ def test_games_with_ai_seats_are_refused_once_the_hour_s_ai_time_is_used() -> No
     ticks = iter([10.0, 11.5, 20.0, 21.5])  # each decision "takes" 1.5 s of this clock
     for version in (0, 1):
         seat = db.games[game_id].game.state.to_act
-        assert take_ai_turn(Turn(game_id, seat, version), db.uow(), Recorder(), _easy,
+        assert take_ai_turn(Turn(game_id, seat, version), db.uow(), Recorder(), decide_here,
                             clock=lambda: next(ticks)) is not None
     this_hour = hour_of(datetime.now(timezone.utc))
     assert to_act >= 0 and db.ai_time == {(key.key.id, this_hour): 3.0}  # type: ignore[union-attr]
@@ -135,9 +135,3 @@ def test_games_with_ai_seats_are_refused_once_the_hour_s_ai_time_is_used() -> No
     other, _ = _key(db)
     create_game(CreateGame("classic", AIS), db.uow(), Recorder(), LEVELS,
                 caller=Caller(other.key, ai_seconds_per_hour=3))
-
-
-def _easy(view, engine):  # type: ignore[no-untyped-def]
-    from workers.ai import decide
-
-    return decide(view, "easy", seed=len(view.history))
