@@ -237,35 +237,44 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     limited = _limited_env(env, limits_url) if use_wrk else None
     shape = Shape(workers, worker_class, threads)
     # Each API app alone beside the bare one: an idle one would still take every move's
-    # notice from the change feed, on the same cores.
+    # notice from the change feed, on the same cores. With the limited shape, the two
+    # take turns within each round, first one then the other, as the games go on (an
+    # action costs more as the tables grow: run one shape after the other and the second
+    # loses a third of its actions for that alone).
     with gunicorn("benchmarks.hello_app:app", env, clients, shape) as hello_server:
         with gunicorn("bootstrap:api_app()", env, clients, shape) as api_server:
-            port, hello_port = api_server.port, hello_server.port
-            tables = _create_games(port, games)
-            servers = {"hello": hello_server.pid, "hello_db": hello_server.pid,
-                       "view": api_server.pid, "action": api_server.pid}
-            if use_wrk:
-                progress = _Progress.of(port, tables, seconds, 2 * rounds)
-                runs, check = _wrk_rounds(port, hello_port, progress, clients, seconds,
-                                          rounds, servers, lambda: _vacuum(url))
-            else:
-                runs = _python_round(port, hello_port, tables, clients, seconds, servers)
+            tables = _create_games(api_server.port, games)
+            if not use_wrk:
+                runs = _python_round(api_server.port, hello_server.port, tables, clients,
+                                     seconds, {"hello": hello_server.pid,
+                                               "view": api_server.pid,
+                                               "action": api_server.pid})
                 check = None
-        limited_runs: dict[str, list[dict[str, float]]] = {}
-        if limited is not None:
-            with gunicorn("bootstrap:api_app()", limited[0], clients, shape) as limited_server:
-                servers = {"hello": hello_server.pid, "hello_db": hello_server.pid,
-                           "view": limited_server.pid, "action": limited_server.pid}
-                limited_runs, more = _wrk_rounds(
-                    limited_server.port, hello_port, progress, clients, seconds, rounds,
-                    servers, lambda: _vacuum(url), key=limited[1])
-                check = {name: n + more[name] for name, n in (check or {}).items()}
+            else:
+                progress = _Progress.of(api_server.port, tables, seconds,
+                                        rounds * (2 if limited else 1))
+        if use_wrk:
+            shapes = [(env, None, "")] + ([(limited[0], limited[1], "_limited")]
+                                         if limited else [])
+            runs, check = {}, {"answered_2xx": 0, "applied": 0, "in_flight_at_end": 0}
+            for round_ in range(rounds):
+                for api_env, key, suffix in shapes[::1 if round_ % 2 == 0 else -1]:
+                    with gunicorn("bootstrap:api_app()", api_env, clients, shape) as api:
+                        servers = {"hello": hello_server.pid, "hello_db": hello_server.pid,
+                                   "view": api.pid, "action": api.pid}
+                        one, more = _wrk_rounds(api.port, hello_server.port, progress,
+                                                clients, seconds, 1, servers,
+                                                lambda: _vacuum(url), key=key)
+                    for name, per in one.items():
+                        runs.setdefault(name + suffix, []).extend(per)
+                    check = {name: n + more[name] for name, n in check.items()}
+    limited_runs = {name[:-len("_limited")]: per for name, per in runs.items()
+                    if name.endswith("_limited")}
     hello, view, action = (_median(runs[name]) for name in ("hello", "view", "action"))
     hello_db = _median(runs["hello_db"]) if runs.get("hello_db") else None
     view_limited, action_limited = (_median(limited_runs[name]) if limited_runs else None
                                     for name in ("view", "action"))
     limited_hello = _median(limited_runs["hello"]) if limited_runs else None
-    runs.update({f"{name}_limited": per for name, per in limited_runs.items()})
     return {
         "database": make_url(url).get_backend_name(),
         "hello": hello, "view": view, "action": action,

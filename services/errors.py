@@ -108,6 +108,10 @@ class BadScope(BadRequest):
     code = "bad_scope"
 
 
+class BadRate(BadRequest):
+    code = "bad_rate"
+
+
 class KeyReused(ServiceError):
     """An Idempotency-Key sent again with a different action or version."""
 

@@ -5,16 +5,18 @@ nothing of it)."""
 
 from __future__ import annotations
 
+import re
 import secrets
 import uuid
 from datetime import datetime, timezone
 
 from services.commands import CreateKey
 from services.domain import SCOPES, ApiKey, hash_token
-from services.errors import BadKey, BadScope, KeyNotFound
+from services.errors import BadKey, BadRate, BadScope, KeyNotFound
 from services.ports import UnitOfWork
 
 PREFIX = "pk_"  # tells a client key from a seat token at a glance
+RATE = re.compile(r"[1-9][0-9]{0,9}/(second|minute|hour|day)")
 
 
 def create_key(cmd: CreateKey, uow: UnitOfWork) -> tuple[ApiKey, str]:
@@ -22,6 +24,9 @@ def create_key(cmd: CreateKey, uow: UnitOfWork) -> tuple[ApiKey, str]:
     unknown = set(cmd.scopes) - set(SCOPES)
     if unknown or not cmd.scopes:
         raise BadScope(f"scopes are among {', '.join(SCOPES)}, not {sorted(unknown) or 'none'}")
+    if cmd.rate is not None and not RATE.fullmatch(cmd.rate):
+        raise BadRate(f"a rate is a count per second, minute, hour or day (600/minute), "
+                      f"not {cmd.rate!r}")
     secret = PREFIX + secrets.token_urlsafe(32)
     key = ApiKey(uuid.uuid4().hex, cmd.name, frozenset(cmd.scopes), cmd.rate,
                  cmd.max_active_games, cmd.ai_seconds_per_hour, datetime.now(timezone.utc))
