@@ -81,7 +81,7 @@ class BackgroundScheduler:
 
     def _play(self, turn: Turn) -> None:
         try:
-            take_ai_turn(turn, self._uow_factory(), self, self._decide)
+            take_ai_turn(turn, self._uow_factory(), self, self._decide, self._fallback)
         except Exception:  # noqa: BLE001 - whatever failed, the seat is still played
             log.exception("AI turn %s failed; %s plays instead", turn, self._fallback.name)
             try:

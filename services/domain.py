@@ -106,6 +106,9 @@ class Game:
     pace_ms: int = 0  # pause before each AI move, so that a human can follow
     turn_timeout_ms: int | None = None  # a human seat's time to act; None: no limit
     owner: str | None = None  # the id of the client key that made it; None: anonymous
+    # Its owner's AI thinking time an hour when it was made (None: no bound): past it,
+    # its AI seats play the fallback level (``played_for``, reason ``ai_quota``).
+    ai_seconds_per_hour: int | None = None
 
     @property
     def status(self) -> str:
@@ -148,9 +151,10 @@ class Waiting(NamedTuple):
 @dataclass(frozen=True)
 class PlayedFor:
     """A service event, recorded just before the play it explains: the service played
-    ``seat``'s action itself, because its AI engine kept failing (``ai_failed``) or its
-    human did not act in time (``turn_timeout``). ``policy`` says how: ``easy`` (the Easy
-    level, in process) or ``pass``."""
+    ``seat``'s action itself, because its AI engine kept failing (``ai_failed``), the
+    game's owner used its AI thinking time of the hour (``ai_quota``) or its human did
+    not act in time (``turn_timeout``). ``policy`` says how: ``easy`` (the Easy level, in
+    process) or ``pass``."""
 
     seat: int
     reason: str

@@ -11,13 +11,14 @@ from typing import Callable
 
 from services.commands import Turn
 from services.handlers.turns import take_ai_turn
-from services.ports import Decide, UnitOfWork
+from services.ports import Decide, Fallback, UnitOfWork
 
 
 class InlineScheduler:
-    def __init__(self, uow_factory: Callable[[], UnitOfWork], decide: Decide) -> None:
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], decide: Decide,
+                 fallback: Fallback) -> None:
         self._uow_factory = uow_factory
-        self._decide = decide
+        self._decide, self._fallback = decide, fallback
         self._local = threading.local()
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
@@ -33,7 +34,8 @@ class InlineScheduler:
         self._local.queue = queue = [Turn(game_id, seat, version)]
         try:
             while queue:
-                take_ai_turn(queue.pop(0), self._uow_factory(), self, self._decide)
+                take_ai_turn(queue.pop(0), self._uow_factory(), self, self._decide,
+                             self._fallback)
         finally:
             self._local.queue = None
 

@@ -18,7 +18,7 @@ from workers.ai import LEVELS
 def inline_app(db: Engine) -> APIFlask:
     """``create_app`` on ``db`` (read through its own autocommit twin, as in production)."""
     store = Store(db)
-    return _app(store, InlineScheduler(store.uow, decide_here))
+    return _app(store, InlineScheduler(store.uow, decide_here, FALLBACK))
 
 
 def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundScheduler]:

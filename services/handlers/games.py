@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import secrets
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 
 from engine import Rules, new_series_with_events
 from services.commands import CreateGame, ReadGame, TableDefaults
@@ -15,7 +15,7 @@ from services.errors import (
 )
 from services.handlers.common import found, viewer
 from services.handlers.moves import schedule_next
-from services.handlers.turns import hour_of
+from services.handlers.turns import ai_time_used
 from services.ports import Reads, TurnScheduler, UnitOfWork
 from services.views import CreatedGame, GameView
 
@@ -48,7 +48,8 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
     timeout = defaults.turn_timeout_ms if cmd.turn_timeout_ms is None else cmd.turn_timeout_ms
     game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state,
                 pace_ms=defaults.pace_ms if cmd.pace_ms is None else cmd.pace_ms,
-                turn_timeout_ms=timeout or None, owner=caller.owner)  # timeout 0: no limit
+                turn_timeout_ms=timeout or None, owner=caller.owner,  # timeout 0: no limit
+                ai_seconds_per_hour=caller.ai_seconds_per_hour)
     with uow:
         uow.games.add(game, events)
         uow.commit()
@@ -68,8 +69,7 @@ def _within_quota(caller: Caller, uow: UnitOfWork, ai_seats: bool) -> None:
                 raise QuotaExceeded(f"{held} game(s) under way, the most this caller may "
                                     "hold: finish or wait for one")
         if ai_seats and caller.ai_seconds_per_hour is not None and caller.owner is not None:
-            since = hour_of(datetime.now(timezone.utc)) - timedelta(hours=1)
-            used = uow.games.ai_time_since(caller.owner, since)
+            used = ai_time_used(uow, caller.owner)
             if used >= caller.ai_seconds_per_hour:
                 raise QuotaExceeded(f"this caller's games used {used:.0f} s of AI thinking "
                                     f"in the last hour, its quota is "

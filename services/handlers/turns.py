@@ -22,16 +22,23 @@ from services.ports import Decide, Fallback, TurnScheduler, UnitOfWork
 
 
 def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler, decide: Decide,
-                 clock: Callable[[], float] = time.monotonic) -> Game | None:
+                 fallback: Fallback, clock: Callable[[], float] = time.monotonic
+                 ) -> Game | None:
     """Ask the seat's engine for its action and play it; None if the turn is gone. The
-    time it thought counts against the game's owner (its AI quota).
+    time it thought counts against the game's owner (its AI quota); once the owner has
+    used the game's allowance for the hour, ``fallback`` plays instead (no thinking time
+    to speak of), recorded as played for the seat (``ai_quota``).
 
     ``decide`` runs outside any transaction (an Expert thinks for half a second) and may
     raise (an adapter's error): nothing is written then, the caller retries."""
     with uow:
         game = _waiting_on(uow, turn, "ai")
+        spent = game is not None and _allowance_spent(uow, game)
     if game is None or game.seat_to_act is None or game.seat_to_act.engine is None:
         return None
+    if spent:
+        return _play(uow, game, turn.seat, fallback.decide(observe(game.state, turn.seat)),
+                     scheduler, PlayedFor(turn.seat, "ai_quota", fallback.name))
     started = clock()
     action = decide(observe(game.state, turn.seat), game.seat_to_act.engine)
     thought = clock() - started
@@ -45,6 +52,18 @@ def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler, decide: 
 
 def hour_of(moment: datetime) -> datetime:
     return moment.replace(minute=0, second=0, microsecond=0)
+
+
+def ai_time_used(uow: UnitOfWork, owner: str, now: datetime | None = None) -> float:
+    """The AI thinking time ``owner``'s games used in the last hour, as the quota counts
+    it: the hour under way and the one before."""
+    since = hour_of(now or datetime.now(timezone.utc)) - timedelta(hours=1)
+    return uow.games.ai_time_since(owner, since)
+
+
+def _allowance_spent(uow: UnitOfWork, game: Game) -> bool:
+    return (game.owner is not None and game.ai_seconds_per_hour is not None
+            and ai_time_used(uow, game.owner) >= game.ai_seconds_per_hour)
 
 
 def play_instead(turn: Turn, reason: str, uow: UnitOfWork, scheduler: TurnScheduler,

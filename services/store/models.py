@@ -52,6 +52,7 @@ class GameRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     owner: Mapped[str | None] = mapped_column(String(32))  # the client key's id; None: anonymous
+    ai_seconds_per_hour: Mapped[int | None] = mapped_column(Integer)  # its owner's, when made
 
     seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="joined",
                                                 cascade="all, delete-orphan")

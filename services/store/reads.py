@@ -64,10 +64,10 @@ def load_game(run: Run, states: GameStates, game_id: str, feed: ChangeFeed | Non
         rows = run(GAME_AND_SEATS, game_id=game_id)
         if not rows:
             return None
-        preset, version, events, pace_ms, turn_timeout_ms, owner = rows[0][:6]
+        preset, version, events, pace_ms, turn_timeout_ms, owner, ai_seconds = rows[0][:7]
         seating = Seating(preset, tuple(Seat(seat, kind, engine, token_hash)
                                         for *_, seat, kind, engine, token_hash in rows),
-                          pace_ms, turn_timeout_ms, owner)
+                          pace_ms, turn_timeout_ms, owner, ai_seconds)
         states.seat(game_id, seating)
         since = [] if known is None else [a for (a,) in run(
             ACTIONS_BETWEEN, game_id=game_id, after=known.version, upto=version)]

@@ -30,6 +30,7 @@ class Seating(NamedTuple):
     pace_ms: int
     turn_timeout_ms: int | None
     owner: str | None
+    ai_seconds_per_hour: int | None
 
 
 class GameStates:
@@ -111,4 +112,5 @@ def _older(held: Known, new: Known) -> bool:
 
 def game_of(game_id: str, seating: Seating, known: Known) -> Game:
     return Game(game_id, seating.preset, seating.seats, known.state, known.version,
-                known.events, seating.pace_ms, seating.turn_timeout_ms, seating.owner)
+                known.events, seating.pace_ms, seating.turn_timeout_ms, seating.owner,
+                seating.ai_seconds_per_hour)

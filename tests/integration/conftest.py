@@ -9,7 +9,7 @@ from typing import Callable, Iterator
 import pytest
 from sqlalchemy import Engine
 
-from bootstrap import decide_here
+from bootstrap import FALLBACK, decide_here
 from databases import PG_URL, fresh, pg_url
 from services.inline import InlineScheduler
 from services.ports import UnitOfWork
@@ -49,4 +49,4 @@ def reads(store: Store) -> GameReads:
 
 @pytest.fixture
 def inline(uow_factory: Callable[[], UnitOfWork]) -> InlineScheduler:
-    return InlineScheduler(uow_factory, decide_here)
+    return InlineScheduler(uow_factory, decide_here, FALLBACK)

@@ -54,7 +54,7 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
     def ai_turn(self: Task, game_id: str, seat: int, version: int) -> str:
         rt, turn = runtime(), Turn(game_id, seat, version)
         try:
-            game = take_ai_turn(turn, rt.uow(), rt.scheduler, rt.decide)
+            game = take_ai_turn(turn, rt.uow(), rt.scheduler, rt.decide, rt.fallback)
         except (AiError, OperationalError) as exc:
             attempt = self.request.retries
             if isinstance(exc, UnknownEngine) or (isinstance(exc, AiError)

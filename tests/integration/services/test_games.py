@@ -21,6 +21,7 @@ from services.handlers.audit import rebuilt_state
 from services.handlers.games import create_game, read_game
 from services.handlers.moves import act
 from services.views import GameView
+from bootstrap import FALLBACK
 from services.handlers.turns import take_ai_turn
 from services.inline import InlineScheduler
 from services.ports import UnitOfWork
@@ -170,11 +171,11 @@ def test_an_ai_seat_cannot_be_played_by_hand_nor_twice(uow_factory: UowFactory) 
     _, seat, version = calls[0]
     assert seat == 1
     played = take_ai_turn(Turn(game_id, seat, version), uow_factory(), Recorder(),
-                          lambda v, e: decide(v, e))
+                          lambda v, e: decide(v, e), FALLBACK)
     assert played is not None and played.version == version + 1
     # the same request again (a redelivered task) is a no-op
     assert take_ai_turn(Turn(game_id, seat, version), uow_factory(), Recorder(),
-                        lambda v, e: decide(v, e)) is None
+                        lambda v, e: decide(v, e), FALLBACK) is None
     with pytest.raises(InvalidSeat):  # only configured engines may sit at a table
         _new(uow_factory, seats=(SeatSpec("ai", "grandmaster"),) + HUMANS[1:])
 

@@ -146,14 +146,14 @@ def test_take_ai_turn_plays_once_and_a_redelivered_turn_is_a_no_op(
     decide = CountingDecide()
     turn = Turn(game_id, seat, 0)
 
-    played = take_ai_turn(turn, uow_factory(), recorder, decide)
+    played = take_ai_turn(turn, uow_factory(), recorder, decide, FALLBACK)
     assert played is not None and played.version == 1
     assert _actions(db, game_id) == [str(expected)]
     after = _load(uow_factory, game_id)
     assert after.version == 1 and after.state.to_act != seat
     assert recorder.calls == [("ai", game_id, after.state.to_act, 1, "easy", 0.0)]
 
-    assert take_ai_turn(turn, uow_factory(), recorder, decide) is None  # redelivered
+    assert take_ai_turn(turn, uow_factory(), recorder, decide, FALLBACK) is None  # redelivered
     assert _actions(db, game_id) == [str(expected)]
     assert _load(uow_factory, game_id).version == 1
     assert decide.calls == 1  # the duplicate did not even ask the engine
@@ -180,7 +180,7 @@ def test_a_turn_at_a_stale_version_for_the_wrong_seat_or_of_a_human_is_a_no_op(
                  Turn(game_id, (leader + 1) % 4, 0),      # an AI seat, not the one to act
                  Turn(game_id, human, 0),                 # a human seat
                  Turn("0" * 32, leader, 0)):              # no such game
-        assert take_ai_turn(turn, uow_factory(), recorder, decide) is None, turn
+        assert take_ai_turn(turn, uow_factory(), recorder, decide, FALLBACK) is None, turn
 
     assert decide.calls == 0 and recorder.calls == []
     assert _actions(db, game_id) == []
@@ -199,7 +199,7 @@ def test_an_engine_that_raises_leaves_the_game_unchanged(uow_factory: UowFactory
     decide = CountingDecide(fail=AiUnavailable("the worker is down"))
 
     with pytest.raises(AiUnavailable):
-        take_ai_turn(Turn(game_id, seat, 0), uow_factory(), recorder, decide)
+        take_ai_turn(Turn(game_id, seat, 0), uow_factory(), recorder, decide, FALLBACK)
 
     assert decide.calls == 1 and recorder.calls == []
     assert _actions(db, game_id) == []
@@ -211,7 +211,7 @@ def test_an_engine_that_raises_leaves_the_game_unchanged(uow_factory: UowFactory
             == before.events
     # and the turn can still be played afterwards
     assert take_ai_turn(Turn(game_id, seat, 0), uow_factory(), recorder,
-                        CountingDecide()) is not None
+                        CountingDecide(), FALLBACK) is not None
 
 
 def test_a_turn_played_by_someone_else_while_the_engine_thinks_is_not_played_again(
@@ -226,7 +226,7 @@ def test_a_turn_played_by_someone_else_while_the_engine_thinks_is_not_played_aga
         assert play_instead(turn, "ai_failed", uow_factory(), recorder, FALLBACK) is not None
         return view.legal_actions[0]
 
-    assert take_ai_turn(turn, uow_factory(), recorder, slow_decide) is None
+    assert take_ai_turn(turn, uow_factory(), recorder, slow_decide, FALLBACK) is None
     assert len(_actions(db, game_id)) == 1
     assert _load(uow_factory, game_id).version == 1
     events, _ = events_after(game_id, None, 0, UowReads(uow_factory))
@@ -373,7 +373,7 @@ def test_sweep_resends_stalled_ai_turns_and_overdue_humans_never_finished_games(
                           recorder, 3, turn_timeout_ms=60_000)
     no_limit = _create(uow_factory, (HUMAN,) * 4, recorder, 4)
     over_id = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)),
-                      InlineScheduler(uow_factory, decide_here), 5, rounds=1).game.game_id
+                      InlineScheduler(uow_factory, decide_here, FALLBACK), 5, rounds=1).game.game_id
     assert read_game(ReadGame(over_id), UowReads(uow_factory)).status == "over"
 
     now = datetime.now(timezone.utc)
@@ -425,7 +425,7 @@ def test_sweep_follows_the_game_after_a_move(uow_factory: UowFactory) -> None:
                       recorder, 6)
     game_id = created.game.game_id
     game = take_ai_turn(Turn(game_id, created.game.view.to_act, 0), uow_factory(), recorder,
-                        CountingDecide())
+                        CountingDecide(), FALLBACK)
     assert game is not None
     recorder.calls.clear()
     far = datetime.now(timezone.utc) + timedelta(days=1)
@@ -450,7 +450,7 @@ def test_inline_scheduler_plays_an_all_ai_series_without_recursing_per_move(
         created = create_game(CreateGame("classic", tuple(SeatSpec("ai", "easy")
                                                           for _ in range(4)),
                                          rounds=2, seed=21),
-                              uow_factory(), InlineScheduler(uow_factory, decide_here), engines=LEVELS)
+                              uow_factory(), InlineScheduler(uow_factory, decide_here, FALLBACK), engines=LEVELS)
     finally:
         sys.setrecursionlimit(old)
     final = read_game(ReadGame(created.game.game_id), UowReads(uow_factory))

@@ -219,15 +219,15 @@ def test_an_ai_turn_is_decided_from_the_seat_s_view_and_played_once() -> None:
         return decide_here(view, engine)
 
     turn = Turn(game_id, seat, 0)
-    assert take_ai_turn(turn, db.uow(), recorder, decide_spy) is not None
+    assert take_ai_turn(turn, db.uow(), recorder, decide_spy, FALLBACK) is not None
     assert asked == [(seat, "normal")] and len(db.games[game_id].actions) == 1
-    assert take_ai_turn(turn, db.uow(), recorder, decide_spy) is None  # a redelivery
+    assert take_ai_turn(turn, db.uow(), recorder, decide_spy, FALLBACK) is None  # a redelivery
     assert len(asked) == 1 and len(db.games[game_id].actions) == 1
 
 
 def test_the_inline_scheduler_plays_an_all_ai_series_to_its_end() -> None:
     db = FakeDatabase()
-    scheduler = InlineScheduler(db.uow, decide_here)
+    scheduler = InlineScheduler(db.uow, decide_here, FALLBACK)
     created = create_game(CreateGame("classic", (SeatSpec("ai", "easy"),) * 4, rounds=2,
                                      seed=3), db.uow(), scheduler, LEVELS)
     game = db.games[created.game.game_id].game

@@ -7,12 +7,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from bootstrap import decide_here
+from bootstrap import FALLBACK, decide_here
 from fakes import FakeDatabase, Recorder
 from services.commands import CreateGame, CreateKey, ReadGame, SeatSpec, Turn
-from services.domain import ANONYMOUS, Caller, hash_token, origin_of
+from services.domain import ANONYMOUS, Caller, PlayedFor, hash_token, origin_of
 from services.errors import (
-    BadKey, BadScope, GameNotFound, KeyNotFound, MissingScope, QuotaExceeded,
+    BadKey, BadRate, BadScope, GameNotFound, KeyNotFound, MissingScope, QuotaExceeded,
 )
 from services.handlers.events import events_after
 from services.handlers.games import create_game, list_games, read_game
@@ -61,6 +61,17 @@ def test_a_key_has_known_scopes_only(scopes: tuple[str, ...]) -> None:
     assert db.keys_by_hash == {}
 
 
+@pytest.mark.parametrize("rate", ["", "600", "600/fortnight", "0/minute", "ten/minute",
+                                  "600/minute; DROP"])
+def test_a_key_rate_is_a_count_per_unit(rate: str) -> None:
+    db = FakeDatabase()
+    with pytest.raises(BadRate):
+        create_key(CreateKey("app", ("games:read",), rate=rate), db.uow())
+    assert db.keys_by_hash == {}
+    key, _ = create_key(CreateKey("app", ("games:read",), rate="600/minute"), db.uow())
+    assert key.rate == "600/minute"
+
+
 def test_ai_only_games_need_their_own_scope() -> None:
     db = FakeDatabase()
     humans_only, _ = _key(db, ("games:create-human",))
@@ -107,7 +118,7 @@ def test_a_caller_holds_at_most_its_quota_of_games_under_way() -> None:
     stranger = Caller(origin=origin_of("192.0.2.7"), max_active_games=2)  # counted apart
     create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=stranger)
     finished = create_game(CreateGame("classic", AIS, rounds=1), db.uow(),
-                           InlineScheduler(db.uow, decide_here), LEVELS, caller=stranger)
+                           InlineScheduler(db.uow, decide_here, FALLBACK), LEVELS, caller=stranger)
     assert db.games[finished.game.game_id].game.status == "over"  # over: not held
     create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, caller=stranger)
     assert [g.game_id for g in list_games(None, 10, None, db.uow(), capped)[0]] == \
@@ -124,7 +135,7 @@ def test_games_with_ai_seats_are_refused_once_the_hour_s_ai_time_is_used() -> No
     for version in (0, 1):
         seat = db.games[game_id].game.state.to_act
         assert take_ai_turn(Turn(game_id, seat, version), db.uow(), Recorder(), decide_here,
-                            clock=lambda: next(ticks)) is not None
+                            FALLBACK, clock=lambda: next(ticks)) is not None
     this_hour = hour_of(datetime.now(timezone.utc))
     assert to_act >= 0 and db.ai_time == {(key.key.id, this_hour): 3.0}  # type: ignore[union-attr]
     with pytest.raises(QuotaExceeded, match="AI thinking"):
@@ -135,3 +146,38 @@ def test_games_with_ai_seats_are_refused_once_the_hour_s_ai_time_is_used() -> No
     other, _ = _key(db)
     create_game(CreateGame("classic", AIS), db.uow(), Recorder(), LEVELS,
                 caller=Caller(other.key, ai_seconds_per_hour=3))
+
+
+def test_a_game_under_way_plays_the_fallback_once_its_owner_s_ai_time_is_used() -> None:
+    db = FakeDatabase()
+    key, _ = _key(db)
+    made = create_game(CreateGame("classic", AIS), db.uow(), Recorder(), LEVELS,
+                       caller=Caller(key.key, ai_seconds_per_hour=3))
+    game_id = made.game.game_id
+    ticks = iter([10.0, 11.5, 20.0, 21.5])  # two decisions of 1.5 s: the hour's 3 s used
+
+    def turn() -> Turn:
+        game = db.games[game_id].game
+        return Turn(game_id, game.state.to_act, game.version)
+
+    for _ in range(2):
+        assert take_ai_turn(turn(), db.uow(), Recorder(), decide_here, FALLBACK,
+                            clock=lambda: next(ticks)) is not None
+
+    def never(view: object, level: str) -> object:
+        raise AssertionError("the engine was asked past the owner's AI time")
+
+    seat = turn().seat
+    played = take_ai_turn(turn(), db.uow(), Recorder(), never, FALLBACK)  # type: ignore[arg-type]
+    assert played is not None and played.version == 3  # the game goes on, at once
+    events, _ = events_after(game_id, None, 0, db.reads())
+    assert [e.event for e in events if isinstance(e.event, PlayedFor)] == [
+        PlayedFor(seat, "ai_quota", FALLBACK.name)]
+    assert sum(db.ai_time.values()) == 3.0  # the fallback's moves cost the owner nothing
+    # a game of an owner with time left still asks its engine
+    other, _ = _key(db)
+    theirs = create_game(CreateGame("classic", AIS), db.uow(), Recorder(), LEVELS,
+                         caller=Caller(other.key, ai_seconds_per_hour=3)).game
+    with pytest.raises(AssertionError, match="AI time"):
+        take_ai_turn(Turn(theirs.game_id, theirs.view.to_act, 0), db.uow(), Recorder(),
+                     never, FALLBACK)  # type: ignore[arg-type]
