@@ -12,12 +12,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import os
 import signal
 import socket
 import sys
-import threading
 from concurrent import futures
-from typing import Iterator
+from typing import Callable, Iterator
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -137,12 +137,27 @@ def serve_one(address: str, reuse_port: bool) -> None:
     configure_logging()  # in each process: spawned ones start with none
     server, _ = build_server(address, reuse_port=reuse_port, cap=worker_cap(),
                              reflection_on=defaulted("PRESIDENT_AI_REFLECTION") == "on")
-    stopping = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stopping.set())
+    wait_for_stop = stop_signals()
     server.start()
-    stopping.wait()
+    wait_for_stop()
     server.stop(GRACE_S).wait()  # refuse new calls, let the ones in flight finish
+
+
+def stop_signals() -> Callable[[], None]:
+    """A wait for SIGTERM or SIGINT, however many come. The handler only writes a byte to
+    a pipe: one that took a lock (``threading.Event.set``) could run while the main
+    thread held that very lock inside ``Event.wait()``, and wait for it forever (a second
+    signal: the group's, then the parent's own)."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+
+    def handler(*_: object) -> None:
+        with contextlib.suppress(BlockingIOError):  # (full: a byte already waits)
+            os.write(write_end, b"!")
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handler)
+    return lambda: None if os.read(read_end, 1) else None
 
 
 @contextlib.contextmanager
