@@ -218,7 +218,7 @@ def _timed(conn: http.client.HTTPConnection, method: str, path: str,
 
 
 def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
-              games: int = 128, rounds: int = 3,
+              games: int = 128, rounds: int = 4,
               workers: int = API_WORKERS, worker_class: str = API_WORKER_CLASS,
               threads: int = API_THREADS,
               limits_url: str | None = "redis://127.0.0.1:6379/13") -> dict[str, Any]:

@@ -78,8 +78,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     api.add_argument("--database-url", default=None,
                      help="a SQLAlchemy URL; default: a temporary SQLite file")
     api.add_argument("--seconds", type=float, default=5.0, help="per measurement")
-    api.add_argument("--rounds", type=int, default=3,
-                     help="rounds of hello, view, action (with wrk; medians)")
+    api.add_argument("--rounds", type=int, default=4,
+                     help="rounds of hello, view, action (with wrk; medians); the limited "
+                          "shape goes first in every other round")
     api.add_argument("--clients", type=int, default=32,
                      help="keep-alive connections (client threads without wrk)")
     api.add_argument("--workers", type=int, default=API_WORKERS,
