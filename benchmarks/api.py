@@ -260,6 +260,7 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
             for round_ in range(rounds):
                 for api_env, key, suffix in shapes[::1 if round_ % 2 == 0 else -1]:
                     with gunicorn("bootstrap:api_app()", api_env, clients, shape) as api:
+                        _warm(api.port, progress.views, key)
                         servers = {"hello": hello_server.pid, "hello_db": hello_server.pid,
                                    "view": api.pid, "action": api.pid}
                         one, more = _wrk_rounds(api.port, hello_server.port, progress,
@@ -299,6 +300,21 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
         "rounds": {name: [r["rps"] for r in per] for name, per in runs.items()},
         "action_check": check,  # wrk only: what the server applied vs the 2xx wrk counted
     }
+
+
+def _warm(port: int, views: list[tuple[str, str | None]], key: str | None,
+          passes: int = 4) -> None:
+    """Read every game a few times, each on a new connection, so that each worker of a
+    server just started holds the games, as a server that has run a while does."""
+    for _ in range(passes):
+        for path, token in views:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            try:
+                status, _ = _call(conn, "GET", path, token=token, key=key)
+            finally:
+                conn.close()
+            if status != 200:
+                raise RuntimeError(f"warming up: GET {path} answered {status}")
 
 
 def _limited_env(env: dict[str, str], limits_url: str | None

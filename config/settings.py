@@ -58,6 +58,10 @@ SETTINGS = (
             "PostgreSQL: where each process listens for moves (the change feed); unset: "
             "`DATABASE_URL`. Behind a transaction-mode pooler (PgBouncer), point it at "
             "PostgreSQL itself, which LISTEN needs; `off`: every read asks the database"),
+    Setting("PRESIDENT_MIGRATION_LOCK_TIMEOUT_S", "5",
+            "how long a migration waits for a table lock on PostgreSQL before it gives up "
+            "(and changes nothing): never queued behind a long transaction with every "
+            "request queued behind it"),
     Setting("PRESIDENT_CACHE_MB", "64",
             "what each API worker keeps in memory between requests, at most: the game states "
             "it has read (3/4) and the views it has rendered (1/4)"),
@@ -92,7 +96,8 @@ SETTINGS = (
     Setting("PRESIDENT_QUOTA_AI_SECONDS_KEY", "3600",
             "AI thinking time a client key's games may use an hour (an Expert decision "
             "takes about ten times a Hard one), unless the key has its own "
-            "(`keys create --ai-seconds-per-hour`); past it, games with AI seats are refused"),
+            "(`keys create --ai-seconds-per-hour`); past it, games with AI seats are refused "
+            "and those under way play the Easy level until the hour frees up"),
     Setting("PRESIDENT_QUOTA_AI_SECONDS_ANONYMOUS", "600",
             "AI thinking time a client address's games may use an hour, without a key"),
     Setting("PRESIDENT_TRUSTED_PROXIES", "0",

@@ -12,6 +12,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.util import CommandError
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
@@ -99,8 +100,25 @@ def in_schema(url: str, schema: str) -> str:
     return f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
 
 
-def migrations_current(engine: Engine) -> bool:
-    """Is the database at the newest migration? (``/readyz``)"""
-    heads = set(ScriptDirectory.from_config(alembic_config(engine)).get_heads())
+def schema_readable(engine: Engine) -> bool:
+    """Can this code run on the database (``/readyz``)? At this code's newest migration,
+    yes; behind it, no (migrate first); ahead of it (a newer release has migrated), while
+    every migration this code does not know keeps it readable (each names the oldest code
+    that still runs on it: an expand step, then a contract step a release later)."""
+    scripts = ScriptDirectory.from_config(alembic_config(engine))
+    ours = scripts.get_current_head()
     with engine.connect() as connection:
-        return set(MigrationContext.configure(connection).get_current_heads()) == heads
+        current = MigrationContext.configure(connection).get_current_heads()
+        if ours is None or current == (ours,):
+            return current == (ours,)
+        if len(current) != 1 or _known(scripts, current[0]):
+            return False  # behind this code, or branched
+        oldest = connection.execute(text("SELECT oldest_reader FROM schema_readers")).scalar()
+    return oldest is not None and str(oldest) <= ours
+
+
+def _known(scripts: ScriptDirectory, revision: str) -> bool:
+    try:
+        return scripts.get_revision(revision) is not None
+    except CommandError:  # (alembic's ResolutionError is one)
+        return False

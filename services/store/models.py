@@ -136,3 +136,13 @@ class AiUsageRow(Base):
     owner: Mapped[str] = mapped_column(String(32), primary_key=True)
     hour: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
     seconds: Mapped[float] = mapped_column(Float)
+
+
+class SchemaReadersRow(Base):
+    """The oldest code (by its newest migration) that still runs on this database: written
+    by every migration run (``migrations/env.py``), read by ``/readyz`` of code older than
+    the database."""
+
+    __tablename__ = "schema_readers"
+
+    oldest_reader: Mapped[str] = mapped_column(String(32), primary_key=True)

@@ -44,8 +44,8 @@ class _Compiled(NamedTuple):
 
 GAME_AND_SEATS = Query(
     select(GameRow.preset, GameRow.version, GameRow.events, GameRow.pace_ms,
-           GameRow.turn_timeout_ms, GameRow.owner, GameRow.ai_seconds_per_hour, SeatRow.seat, SeatRow.kind, SeatRow.engine,
-           SeatRow.token_hash)
+           GameRow.turn_timeout_ms, GameRow.owner, GameRow.ai_seconds_per_hour, SeatRow.seat,
+           SeatRow.kind, SeatRow.engine, SeatRow.token_hash)
     .join(SeatRow, SeatRow.game_id == GameRow.id)
     .where(GameRow.id == bindparam("game_id")).order_by(SeatRow.seat))
 ACTIONS_BETWEEN = Query(

@@ -95,7 +95,8 @@ class SqlGameRepository:
             snapshot=stored(game.state), events=len(events),
             pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
             turn_deadline=_deadline(game, now), created_at=now, updated_at=now,
-            owner=game.owner, ai_seconds_per_hour=game.ai_seconds_per_hour, seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
+            owner=game.owner, ai_seconds_per_hour=game.ai_seconds_per_hour,
+            seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
                    for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
         self._add_events(game, events)

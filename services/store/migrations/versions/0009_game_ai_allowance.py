@@ -15,6 +15,7 @@ revision = "0009"
 down_revision = "0008"
 branch_labels = None
 depends_on = None
+oldest_reader = "0008"  # an expand step: the code before it neither reads nor needs it
 
 
 def upgrade() -> None:
