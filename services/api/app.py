@@ -126,10 +126,12 @@ def _probes(app: APIFlask) -> None:
 
     @app.get("/readyz")
     @app.output(StatusOut)
-    @app.doc(tags=["Operations"], summary="Database reachable, and this code can run on its migrations")
+    @app.doc(tags=["Operations"],
+             summary="Database reachable, and this code can run on its migrations")
     def readyz() -> Any:
         container: Container = app.extensions["president"]
         if not container.ready():
             return problem(503, "not_ready", "Not ready",
-                           "the database is unreachable, or this code cannot run on its migrations")
+                           "the database is unreachable, or this code cannot run on its "
+                           "migrations")
         return {"status": "ready"}

@@ -33,9 +33,9 @@ def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler, decide: 
     raise (an adapter's error): nothing is written then, the caller retries."""
     with uow:
         game = _waiting_on(uow, turn, "ai")
-        spent = game is not None and _allowance_spent(uow, game)
-    if game is None or game.seat_to_act is None or game.seat_to_act.engine is None:
-        return None
+        if game is None or game.seat_to_act is None or game.seat_to_act.engine is None:
+            return None
+        spent = _allowance_spent(uow, game)
     if spent:
         return _play(uow, game, turn.seat, fallback.decide(observe(game.state, turn.seat)),
                      scheduler, PlayedFor(turn.seat, "ai_quota", fallback.name))

@@ -109,9 +109,9 @@ def schema_readable(engine: Engine) -> bool:
     ours = scripts.get_current_head()
     with engine.connect() as connection:
         current = MigrationContext.configure(connection).get_current_heads()
-        if ours is None or current == (ours,):
-            return current == (ours,)
-        if len(current) != 1 or _known(scripts, current[0]):
+        if current == (ours,):
+            return True
+        if ours is None or len(current) != 1 or _known(scripts, current[0]):
             return False  # behind this code, or branched
         oldest = connection.execute(text("SELECT oldest_reader FROM schema_readers")).scalar()
     return oldest is not None and str(oldest) <= ours
