@@ -79,7 +79,7 @@ class Cluster:
         return {**os.environ, "DATABASE_URL": self.backend.database_url,
                 "CELERY_BROKER_URL": self.backend.broker_url,
                 "PRESIDENT_AI_ENGINES": ",".join(f"{level}={target}" for level in LEVELS),
-                "PRESIDENT_SWEEP_EVERY_S": "1", "PRESIDENT_SWEEP_AFTER_S": "3",
+                "PRESIDENT_SWEEP_EVERY_S": "1",
                 "PRESIDENT_AI_RETRY_BASE_MS": "100", "PYTHONUNBUFFERED": "1",
                 # every client of a test or a benchmark comes from one address
                 "PRESIDENT_RATE_STORAGE": "off", "PRESIDENT_QUOTA_GAMES_ANONYMOUS": "100000",

@@ -46,7 +46,7 @@ def _play(container: Container, games: int, rounds: int, seed: int) -> list[str]
     ids = []
     for n in range(games):
         created = create_game(CreateGame("classic", EASY_TABLE, rounds=rounds, seed=seed + n),
-                              container.uow(), container.scheduler, container.engines)
+                              container.uow(), container.engines)
         ids.append(created.game.game_id)
     return ids
 
@@ -84,7 +84,7 @@ def _percentile(values: list[float], q: float) -> float:
 def _cluster(backend: Backend, workdir: Path, workers: int) -> Cluster:
     workdir = workdir / f"{backend.name}-{workers}-{time.monotonic_ns()}"
     workdir.mkdir()
-    cluster = Cluster(backend, workdir, settings={"PRESIDENT_SWEEP_AFTER_S": "60"})
+    cluster = Cluster(backend, workdir, settings={"PRESIDENT_TURN_EXPIRES_S": "60"})
     try:
         cluster.start_ai_worker()
         for _ in range(workers):

@@ -19,7 +19,8 @@ from services.api.app import create_app
 from services.commands import TableDefaults
 from services.container import Container
 from services.background import BackgroundScheduler
-from services.ports import Fallback
+from services.ports import Fallback, TurnScheduler
+from services.relay import Relay
 from services.store import Store
 from workers.ai import LEVELS, decide
 from workers.rpc.client import AiClient, engines_from_env, tls_roots_from_env
@@ -67,10 +68,20 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         scheduler: BackgroundScheduler | CeleryScheduler = background
         engines = LEVELS
     else:
-        celery = make_celery(TurnSettings.from_env(broker_url=broker_url))
-        scheduler, engines = CeleryScheduler(celery), tuple(engines_from_env())
-    return Container(uow=store.uow, reads=store.reads, scheduler=scheduler, engines=engines,
+        settings = TurnSettings.from_env(broker_url=broker_url)
+        scheduler = CeleryScheduler(make_celery(settings), settings.turn_expires_s)
+        engines = tuple(engines_from_env())
+    start_relay(store, scheduler)
+    return Container(uow=store.uow, reads=store.reads, engines=engines,
                      ready=store.ready, defaults=table_defaults())
+
+
+def start_relay(store: Store, scheduler: TurnScheduler) -> Relay:
+    """The process's outbox relay, handing ``store``'s outbox to ``scheduler``, woken by
+    the process's own commits (and on PostgreSQL by every process's)."""
+    relay = Relay(store.uow, scheduler, store.outbox_wake()).start()
+    store.outbox_written = relay.poke
+    return relay
 
 
 def container_from_env() -> Container:
@@ -103,4 +114,6 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
     def over_grpc(view: View, engine: str) -> Action:
         return ai.decide(view, engine, seed=len(view.history), timeout_s=settings.ai_deadline_s)
 
-    return TurnRuntime(store.uow, CeleryScheduler(app), over_grpc, FALLBACK)
+    scheduler = CeleryScheduler(app, settings.turn_expires_s)
+    start_relay(store, scheduler)
+    return TurnRuntime(store.uow, over_grpc, FALLBACK)

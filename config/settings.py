@@ -50,9 +50,10 @@ SETTINGS = (
     Setting("PRESIDENT_TURN_TIMEOUT_MS", None,
             "human seats' time to act, for games created without `turn_timeout_ms`; unset: "
             "no limit"),
-    Setting("PRESIDENT_SWEEP_EVERY_S", "5", "how often Celery beat runs the sweeper"),
-    Setting("PRESIDENT_SWEEP_AFTER_S", "60",
-            "an AI turn waited on this long is sent again (longer than a turn's retries)"),
+    Setting("PRESIDENT_SWEEP_EVERY_S", "1", "how often Celery beat runs the sweeper"),
+    Setting("PRESIDENT_TURN_EXPIRES_S", "2",
+            "a turn's message not started this long after it is due is dropped; the sweeper "
+            "sends the turn again once this and the AI deadline have passed"),
     Setting("PRESIDENT_BROKER_POLL_MS", "50", "polling interval of the embedded broker"),
     Setting("PRESIDENT_CHANGE_FEED_URL", None,
             "PostgreSQL: where each process listens for moves (the change feed); unset: "

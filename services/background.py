@@ -35,12 +35,13 @@ class BackgroundScheduler:
         self._thread: threading.Thread | None = None
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, expires_s: float | None = None) -> None:
+                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
         """Queued, and played once the caller's request is over (no pacing here)."""
         self._turns.put(Turn(game_id, seat, version))
         self._start()
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   sent_at: datetime | None = None) -> None:
         pass  # no timer in process: time limits are the Celery scheduler's
 
     def recover(self, now: datetime | None = None) -> int:
@@ -81,10 +82,10 @@ class BackgroundScheduler:
 
     def _play(self, turn: Turn) -> None:
         try:
-            take_ai_turn(turn, self._uow_factory(), self, self._decide, self._fallback)
+            take_ai_turn(turn, self._uow_factory(), self._decide, self._fallback)
         except Exception:  # noqa: BLE001 - whatever failed, the seat is still played
             log.exception("AI turn %s failed; %s plays instead", turn, self._fallback.name)
             try:
-                play_instead(turn, "ai_failed", self._uow_factory(), self, self._fallback)
+                play_instead(turn, "ai_failed", self._uow_factory(), self._fallback)
             except Exception:  # noqa: BLE001 - the next start-up's recover tries again
                 log.exception("AI turn %s: the fallback failed too", turn)

@@ -7,14 +7,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from services.commands import TableDefaults
-from services.ports import Reads, TurnScheduler, UnitOfWork
+from services.ports import Reads, UnitOfWork
 
 
 @dataclass
 class Container:
     uow: Callable[[], UnitOfWork]
     reads: Reads  # reads need no transaction, and no unit of work
-    scheduler: TurnScheduler
     engines: tuple[str, ...]  # AI engine names a game may seat
     ready: Callable[[], bool]  # the database reachable and its migrations current
     defaults: TableDefaults = field(default_factory=TableDefaults)

@@ -149,6 +149,24 @@ class Waiting(NamedTuple):
 
 
 @dataclass(frozen=True)
+class TurnMessage:
+    """A turn a committed move sets in motion, kept in the outbox until a relay hands it
+    to the ``TurnScheduler``: AI ``seat`` to play after ``delay_s`` (its pace), or human
+    ``seat``'s time limit, ``delay_s`` from now (``engine`` None)."""
+
+    game_id: str
+    version: int
+    seat: int
+    engine: str | None
+    delay_s: float
+    sent_at: datetime | None = None  # when it was written, by the database's clock
+
+    @property
+    def is_ai(self) -> bool:
+        return self.engine is not None
+
+
+@dataclass(frozen=True)
 class PlayedFor:
     """A service event, recorded just before the play it explains: the service played
     ``seat``'s action itself, because its AI engine kept failing (``ai_failed``), the

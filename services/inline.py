@@ -1,12 +1,16 @@
-"""The synchronous, in-process turn scheduler: AI seats play at once, in the caller's
-thread. The default when no broker is configured (tests, a laptop); the Celery scheduler
-(``workers.turns``) implements the same port for production.
+"""The synchronous, in-process turn scheduler: AI seats play at once, in the committing
+thread. For tests and experiments; the Celery scheduler (``workers.turns``) implements the
+same port for production, and the background runner (``services.background``) serves a
+laptop with no broker.
 
-It has no timer: pacing is ignored and human turn timeouts need the Celery scheduler."""
+It has no timer: pacing is ignored and human turn timeouts need the Celery scheduler.
+Wired after each commit as ``relay.drain(); scheduler.play_queued()``: the relay hands it
+the turns (queued, as the relay's transaction is still open), then they are played."""
 
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 from typing import Callable
 
 from services.commands import Turn
@@ -22,22 +26,30 @@ class InlineScheduler:
         self._local = threading.local()
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, expires_s: float | None = None) -> None:
+                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
+        self._queue().append(Turn(game_id, seat, version))
+
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   sent_at: datetime | None = None) -> None:
+        pass  # no timer in process: time limits are the Celery scheduler's
+
+    def play_queued(self) -> None:
         """Play AI seats one after the other until a human is to act or the game ends.
 
-        Each turn played tells this scheduler of the next one: those are queued and
-        played by the outermost call, so an all-AI series does not recurse once per move."""
-        queue: list[Turn] | None = getattr(self._local, "queue", None)
-        if queue is not None:
-            queue.append(Turn(game_id, seat, version))
+        Each turn played queues the next one (through the outbox): the outermost call
+        plays them all, so an all-AI series does not recurse once per move."""
+        if getattr(self._local, "playing", False):
             return
-        self._local.queue = queue = [Turn(game_id, seat, version)]
+        self._local.playing = True
         try:
+            queue = self._queue()
             while queue:
-                take_ai_turn(queue.pop(0), self._uow_factory(), self, self._decide,
-                             self._fallback)
+                take_ai_turn(queue.pop(0), self._uow_factory(), self._decide, self._fallback)
         finally:
-            self._local.queue = None
+            self._local.playing = False
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
-        pass  # no timer in process: time limits are the Celery scheduler's
+    def _queue(self) -> list[Turn]:
+        if not hasattr(self._local, "queue"):
+            self._local.queue = []
+        queue: list[Turn] = self._local.queue
+        return queue

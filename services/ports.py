@@ -15,7 +15,7 @@ from typing import Callable, ContextManager, NamedTuple, Protocol, Self, Sequenc
 from engine import Event, State, View
 from engine.plays import Action
 from engine.state import LogEntry
-from services.domain import ApiKey, Game, GameSummary, PlayedFor, Waiting
+from services.domain import ApiKey, Game, GameSummary, PlayedFor, TurnMessage, Waiting
 
 Decide = Callable[[View, str], Action]
 """An AI engine's choice for the seat of a view: ``decide(view, engine_name)``."""
@@ -45,7 +45,9 @@ class VersionConflict(Exception):
 
 
 class GameRepository(Protocol):
-    def add(self, game: Game, events: Sequence[Event]) -> None: ...
+    def add(self, game: Game, events: Sequence[Event],
+            message: TurnMessage | None = None) -> None:
+        """A new game, with the message of its first turn (written to the outbox)."""
 
     def get(self, game_id: str, at_least: int = 0) -> Game | None:
         """``at_least``: a version the caller knows the game has reached."""
@@ -55,20 +57,29 @@ class GameRepository(Protocol):
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor],
-                     key: tuple[int, str, str] | None = None) -> None:
-        """Append the log ``entries`` and ``events``, store ``game``'s new state and
-        remember the Idempotency-Key ``key`` (seat, key, action text), if and only if
-        nobody wrote since ``read_version`` (else ``VersionConflict``)."""
+                     key: tuple[int, str, str] | None = None,
+                     message: TurnMessage | None = None) -> None:
+        """Append the log ``entries`` and ``events``, store ``game``'s new state,
+        remember the Idempotency-Key ``key`` (seat, key, action text) and write the next
+        turn's ``message`` to the outbox, if and only if nobody wrote since
+        ``read_version`` (else ``VersionConflict``)."""
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]: ...
 
     def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
         """Active games waiting on a seat of ``kind`` since before ``since``."""
 
-    def overdue_humans(self, now: datetime, limit: int = 500) -> list[Waiting]:
-        """Active games whose human seat to act has run past its time limit."""
+    def stalled(self, after_s: float, limit: int = 500) -> list[Waiting]:
+        """Active games whose turn (an AI's, or a human's time limit) was due more than
+        ``after_s`` ago by the database's clock, and still waits."""
 
-    def turn_deadline(self, game_id: str) -> datetime | None: ...
+    def send_again(self, waiting: Waiting) -> bool:
+        """Write ``waiting``'s turn to the outbox again, due now; False if the game has
+        moved on."""
+
+    def out_of_time(self, game_id: str) -> bool:
+        """Whether the human seat to act has run past its time limit, by the database's
+        clock (the one its deadline was written with)."""
 
     def actions(self, game_id: str) -> list[str]:
         """The game's action log, as canonical action texts, in order."""
@@ -109,6 +120,30 @@ class KeyRepository(Protocol):
         """False: no such key."""
 
 
+class Outbox(Protocol):
+    """The messages committed moves wrote, until a relay hands them over."""
+
+    def claim(self, limit: int) -> list[TurnMessage]:
+        """The oldest messages no other relay holds, taken out of the outbox when the
+        unit of work commits."""
+
+    def put_back(self, messages: Sequence[TurnMessage]) -> None:
+        """Claimed ``messages`` that could not be handed over: they stay."""
+
+
+class OutboxWake(Protocol):
+    """When a process's relay (``services.relay``) should look at the outbox."""
+
+    def poke(self) -> None:
+        """This process just committed something to the outbox."""
+
+    def wait(self, at_most_s: float) -> bool:
+        """Until there may be something to hand over, or ``at_most_s``; False when this
+        process is not to relay now (another one does)."""
+
+    def close(self) -> None: ...
+
+
 class UnitOfWork(Protocol):
     """One transaction around one service call (cosmicpython): what is not committed
     when the block ends is rolled back."""
@@ -118,6 +153,9 @@ class UnitOfWork(Protocol):
 
     @property
     def keys(self) -> KeyRepository: ...
+
+    @property
+    def outbox(self) -> Outbox: ...
 
     def __enter__(self) -> Self: ...
 
@@ -145,12 +183,15 @@ class Reads(Protocol):
 
 
 class TurnScheduler(Protocol):
-    """Told, after each committed move, whose turn it is now (``schedule_next``)."""
+    """Handed each turn a committed move set in motion, by the outbox's relay
+    (``handlers.outbox``). May raise: the message then stays in the outbox."""
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, expires_s: float | None = None) -> None:
-        """AI ``seat`` is to act at ``version``: have ``engine`` play it, after ``delay_s``
-        (and not at all once ``expires_s`` have passed: the sweeper will send it again)."""
+                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
+        """AI ``seat`` is to act at ``version``: have ``engine`` play it, after ``delay_s``.
+        ``sent_at``: when the move wrote it (the database's clock), from which a
+        scheduler with a queue lets the message expire (the sweeper sends it again)."""
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   sent_at: datetime | None = None) -> None:
         """Human ``seat`` is to act at ``version`` and has ``timeout_s`` to do so."""

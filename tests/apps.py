@@ -5,12 +5,13 @@ from __future__ import annotations
 from apiflask import APIFlask
 from sqlalchemy import Engine
 
-from bootstrap import FALLBACK, decide_here
+from bootstrap import FALLBACK
+from databases import play_inline
 from services.api.app import create_app
 from services.background import BackgroundScheduler
 from services.container import Container
-from services.inline import InlineScheduler
-from services.ports import Decide, TurnScheduler
+from services.ports import Decide
+from services.relay import Relay
 from services.store import Store
 from workers.ai import LEVELS
 
@@ -18,7 +19,8 @@ from workers.ai import LEVELS
 def inline_app(db: Engine) -> APIFlask:
     """``create_app`` on ``db`` (read through its own autocommit twin, as in production)."""
     store = Store(db)
-    return _app(store, InlineScheduler(store.uow, decide_here, FALLBACK))
+    play_inline(store)
+    return _app(store)
 
 
 def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundScheduler]:
@@ -26,9 +28,10 @@ def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundSche
     after each request has answered, deciding with ``decide``."""
     store = Store(db)
     runner = BackgroundScheduler(store.uow, decide, FALLBACK)
-    return _app(store, runner), runner
+    store.outbox_written = Relay(store.uow, runner).drain  # type: ignore[assignment]
+    return _app(store), runner
 
 
-def _app(store: Store, scheduler: TurnScheduler) -> APIFlask:
-    return create_app(Container(uow=store.uow, reads=store.reads, scheduler=scheduler,
-                                engines=LEVELS, ready=store.ready))
+def _app(store: Store) -> APIFlask:
+    return create_app(Container(uow=store.uow, reads=store.reads, engines=LEVELS,
+                                ready=store.ready))

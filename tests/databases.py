@@ -10,8 +10,11 @@ from typing import Callable, Iterator
 
 from sqlalchemy import Engine, select, update
 
+from bootstrap import FALLBACK, decide_here
 from engine.events import Event
 from services.domain import Game, PlayedFor
+from services.inline import InlineScheduler
+from services.relay import Relay
 from services.ports import StoredEvent, UnitOfWork
 from services.store import Store
 from services.store.db import in_schema, recreate
@@ -45,14 +48,30 @@ def services_on(db: Engine) -> Iterator[tuple[Callable[[], UnitOfWork], GameRead
 
 
 def set_last_move(db: Engine, game_id: str, moment: datetime) -> None:
-    """Move a game's clock: its last move to ``moment``, and the human's deadline counted
-    from it by as much (SQLite hands back naive UTC datetimes)."""
+    """Move a game's clock: its last move to ``moment``, and the human's deadline and the
+    turn's due time counted from it by as much (SQLite hands back naive UTC datetimes)."""
     with db.begin() as c:
-        last, deadline = c.execute(select(GameRow.updated_at, GameRow.turn_deadline)
-                                   .where(GameRow.id == game_id)).one()
+        last, deadline, due = c.execute(
+            select(GameRow.updated_at, GameRow.turn_deadline, GameRow.turn_due_at)
+            .where(GameRow.id == game_id)).one()
         shift = moment - _utc(last)
         c.execute(update(GameRow).where(GameRow.id == game_id).values(
-            updated_at=moment, turn_deadline=None if deadline is None else _utc(deadline) + shift))
+            updated_at=moment, turn_deadline=None if deadline is None else _utc(deadline) + shift,
+            turn_due_at=None if due is None else _utc(due) + shift))
+
+
+def play_inline(store: Store) -> InlineScheduler:
+    """AI seats of the games on ``store`` played at once, in the committing thread: after
+    each commit, a relay drains the outbox to an ``InlineScheduler``."""
+    scheduler = InlineScheduler(store.uow, decide_here, FALLBACK)
+    relay = Relay(store.uow, scheduler)
+
+    def relay_and_play() -> None:
+        relay.drain()
+        scheduler.play_queued()
+
+    store.outbox_written = relay_and_play
+    return scheduler
 
 
 def _utc(moment: datetime) -> datetime:

@@ -1,7 +1,8 @@
 """Fakes of the service layer's ports (``services.ports``), so that handler tests run in
 memory, without a database: a repository and unit of work that keep committed games in
-dicts (a write is checked against the version read, as the real one is), the read side
-over them, and a ``TurnScheduler`` that plays nothing and writes down what it is told."""
+dicts (a write is checked against the version read, as the real one is), an outbox, the
+read side over them, and a ``TurnScheduler`` that plays nothing and writes down what it
+is told."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ from typing import Any, Callable, Iterator, Sequence
 
 from engine import Event, RoundStarted, State
 from engine.state import LogEntry
-from services.domain import ApiKey, Game, GameSummary, PlayedFor, Waiting
+from bootstrap import FALLBACK, decide_here
+from services.handlers.outbox import relay
+from services.inline import InlineScheduler
+from services.domain import ApiKey, Game, GameSummary, PlayedFor, TurnMessage, Waiting
 from services.ports import StoredEvent, StoredState, VersionConflict
 
 
@@ -26,10 +30,11 @@ class Recorder:
         self.calls: list[tuple[Any, ...]] = []
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, expires_s: float | None = None) -> None:
+                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
         self.calls.append(("ai", game_id, seat, version, engine, delay_s))
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   sent_at: datetime | None = None) -> None:
         self.calls.append(("human", game_id, seat, version, timeout_s))
 
 
@@ -39,6 +44,7 @@ class _Stored:
     created_at: datetime
     updated_at: datetime
     deadline: datetime | None = None
+    due_at: datetime | None = None
     actions: list[str] = field(default_factory=list)
     events: list[StoredEvent] = field(default_factory=list)
 
@@ -51,6 +57,8 @@ class FakeDatabase:
         self.keys: dict[tuple[str, int, str], tuple[str, int]] = {}  # Idempotency-Keys
         self.keys_by_hash: dict[str, ApiKey] = {}  # client keys
         self.ai_time: dict[tuple[str, datetime], float] = {}  # (owner, hour): seconds
+        self.outbox: list[TurnMessage] = []
+        self.outbox_written: Callable[[], Any] = lambda: None  # after a commit that wrote to it
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.commits = 0
 
@@ -66,12 +74,18 @@ class FakeRepository:
         self._db = db
         self.pending: list[Callable[[], None]] = []  # writes, applied on commit
 
-    def add(self, game: Game, events: Sequence[Event]) -> None:
+    def add(self, game: Game, events: Sequence[Event],
+            message: TurnMessage | None = None) -> None:
         now = self._db.now()
         game.events = len(events)
-        stored = _Stored(copy.copy(game), now, now, _deadline(game, now),
+        stored = _Stored(copy.copy(game), now, now, _deadline(game, now), _due(message, now),
                          events=[(n, game.version, e) for n, e in enumerate(events, 1)])
         self.pending.append(lambda: self._db.games.__setitem__(game.id, stored))
+        self._send(message, now)
+
+    def _send(self, message: TurnMessage | None, now: datetime) -> None:
+        if message is not None:
+            self.pending.append(lambda: self._db.outbox.append(replace(message, sent_at=now)))
 
     def get(self, game_id: str, at_least: int = 0) -> Game | None:
         stored = self._db.games.get(game_id)
@@ -83,7 +97,8 @@ class FakeRepository:
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor],
-                     key: tuple[int, str, str] | None = None) -> None:
+                     key: tuple[int, str, str] | None = None,
+                     message: TurnMessage | None = None) -> None:
         stored = self._db.games[game.id]
         if stored.game.version != read_version:
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
@@ -92,7 +107,7 @@ class FakeRepository:
 
         def write() -> None:
             stored.game, stored.updated_at = written, now
-            stored.deadline = _deadline(written, now)
+            stored.deadline, stored.due_at = _deadline(written, now), _due(message, now)
             stored.actions += [str(entry.action) for entry in entries]
             stored.events += [(first + n, written.version, e) for n, e in enumerate(events, 1)]
             if key is not None:
@@ -100,6 +115,7 @@ class FakeRepository:
                 self._db.keys[(game.id, seat, name)] = (action, written.version)
 
         self.pending.append(write)
+        self._send(message, now)
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return [e for e in self._db.games[game_id].events if e[0] > after][:limit]
@@ -107,21 +123,32 @@ class FakeRepository:
     def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
         return [w for w, s in self._waiting(kind) if s.updated_at < since][:limit]
 
-    def overdue_humans(self, now: datetime, limit: int = 500) -> list[Waiting]:
-        return [w for w, s in self._waiting("human")
-                if s.deadline is not None and s.deadline <= now][:limit]
+    def stalled(self, after_s: float, limit: int = 500) -> list[Waiting]:
+        cutoff = self._db.now() - timedelta(seconds=after_s)
+        return [w for w, s in self._waiting(None)
+                if s.due_at is not None and s.due_at < cutoff][:limit]
 
-    def _waiting(self, kind: str) -> list[tuple[Waiting, _Stored]]:
+    def send_again(self, waiting: Waiting) -> bool:
+        stored, now = self._db.games[waiting.game_id], self._db.now()
+        if stored.game.version != waiting.version:
+            return False
+        self.pending.append(lambda: setattr(stored, "due_at", now))
+        self._send(TurnMessage(waiting.game_id, waiting.version, waiting.seat, waiting.engine,
+                               0.0), now)
+        return True
+
+    def _waiting(self, kind: str | None) -> list[tuple[Waiting, _Stored]]:
         found = []
         for stored in sorted(self._db.games.values(), key=lambda s: s.updated_at):
             seat = stored.game.seat_to_act
-            if seat is not None and seat.kind == kind:
+            if seat is not None and kind in (None, seat.kind):
                 found.append((Waiting(stored.game.id, stored.game.version, seat.seat,
                                       seat.engine), stored))
         return found
 
-    def turn_deadline(self, game_id: str) -> datetime | None:
-        return self._db.games[game_id].deadline
+    def out_of_time(self, game_id: str) -> bool:
+        deadline = self._db.games[game_id].deadline
+        return deadline is not None and self._db.now() >= deadline
 
     def actions(self, game_id: str) -> list[str]:
         return list(self._db.games[game_id].actions)
@@ -179,6 +206,19 @@ class FakeKeyRepository:
         return bool(found)
 
 
+class FakeOutbox:
+    def __init__(self, db: FakeDatabase, pending: list[Callable[[], None]]) -> None:
+        self._db, self._pending = db, pending
+
+    def claim(self, limit: int) -> list[TurnMessage]:
+        claimed = self._db.outbox[:limit]
+        self._pending.append(lambda: self._db.outbox.__delitem__(slice(0, len(claimed))))
+        return claimed
+
+    def put_back(self, messages: Sequence[TurnMessage]) -> None:
+        self._pending.append(lambda: self._db.outbox.extend(messages))
+
+
 class FakeUnitOfWork:
     """Writes wait for ``commit``; leaving the block without it drops them."""
 
@@ -186,6 +226,7 @@ class FakeUnitOfWork:
         self._db = db
         self.games = FakeRepository(db)
         self.keys = FakeKeyRepository(db, self.games.pending)
+        self.outbox = FakeOutbox(db, self.games.pending)
 
     def __enter__(self) -> FakeUnitOfWork:
         return self
@@ -195,10 +236,13 @@ class FakeUnitOfWork:
         self.rollback()
 
     def commit(self) -> None:
+        outbox = len(self._db.outbox)
         for write in self.games.pending:
             write()
         self.games.pending.clear()
         self._db.commits += 1
+        if len(self._db.outbox) > outbox:
+            self._db.outbox_written()
 
     def rollback(self) -> None:
         self.games.pending.clear()
@@ -237,6 +281,36 @@ def _deadline(game: Game, moved_at: datetime) -> datetime | None:
     if seat is None or seat.kind != "human" or game.turn_timeout_ms is None:
         return None
     return moved_at + timedelta(milliseconds=game.turn_timeout_ms)
+
+
+def _due(message: TurnMessage | None, at: datetime) -> datetime | None:
+    return None if message is None else at + timedelta(seconds=message.delay_s)
+
+
+def play_inline(db: FakeDatabase) -> InlineScheduler:
+    """AI seats of ``db``'s games played at once, as each commit's outbox is relayed."""
+    scheduler = InlineScheduler(db.uow, decide_here, FALLBACK)
+    db.outbox_written = lambda: (relay_all(db, scheduler), scheduler.play_queued())
+    return scheduler
+
+
+def relay_all(db: FakeDatabase, scheduler: Any) -> int:
+    """Hand everything in ``db``'s outbox to ``scheduler``, as a relay does."""
+    return relay(db.uow(), scheduler, limit=10**6)
+
+
+class Told:
+    """What a relay hands over from the outbox of ``uow_factory``'s database, as a
+    ``Recorder``'s calls (reading ``calls`` relays what is waiting)."""
+
+    def __init__(self, uow_factory: Callable[[], Any]) -> None:
+        self._uow_factory = uow_factory
+        self._recorder = Recorder()
+
+    @property
+    def calls(self) -> list[tuple[Any, ...]]:
+        relay(self._uow_factory(), self._recorder, limit=10**6)
+        return self._recorder.calls
 
 
 def state_of(db: FakeDatabase, game_id: str) -> State:

@@ -101,7 +101,7 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
         CreateGame(json_data.preset, tuple(SeatSpec(s.kind, s.engine) for s in json_data.seats),
                    dict(json_data.options), json_data.rounds, json_data.seed,
                    json_data.pace_ms, json_data.turn_timeout_ms),
-        services.uow(), services.scheduler, services.engines, services.defaults, caller)
+        services.uow(), services.engines, services.defaults, caller)
     return {"game": game_json(created.game),
             "tokens": {str(seat): token for seat, token in created.tokens.items()}}
 
@@ -133,7 +133,7 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
     if key is not None and len(key) > KEY_LENGTH:
         raise BadIdempotencyKey(f"an Idempotency-Key has at most {KEY_LENGTH} characters")
     return game_response(act(Act(game_id, token, json_data.action, json_data.version, key),
-                             services.uow(), services.scheduler), _rendered())
+                             services.uow()), _rendered())
 
 
 @v1.get("/games/<string:game_id>/events")

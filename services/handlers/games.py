@@ -14,14 +14,14 @@ from services.errors import (
     BadCursor, BadStatus, InvalidSeat, MissingScope, OptionsContradictSeats, QuotaExceeded,
 )
 from services.handlers.common import found, viewer
-from services.handlers.moves import schedule_next
+from services.handlers.moves import turn_message
 from services.handlers.turns import ai_time_used
-from services.ports import Reads, TurnScheduler, UnitOfWork
+from services.ports import Reads, UnitOfWork
 from services.views import CreatedGame, GameView
 
 
-def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
-                engines: tuple[str, ...], defaults: TableDefaults = TableDefaults(),
+def create_game(cmd: CreateGame, uow: UnitOfWork, engines: tuple[str, ...],
+                defaults: TableDefaults = TableDefaults(),
                 caller: Caller = ANONYMOUS) -> CreatedGame:
     """``engines``: the AI engine names a seat may name (the levels and configured bots).
     The game belongs to ``caller``'s key; a game with no human seat needs its own scope
@@ -51,9 +51,8 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, scheduler: TurnScheduler,
                 turn_timeout_ms=timeout or None, owner=caller.owner,  # timeout 0: no limit
                 ai_seconds_per_hour=caller.ai_seconds_per_hour)
     with uow:
-        uow.games.add(game, events)
+        uow.games.add(game, events, turn_message(game))
         uow.commit()
-    schedule_next(game, scheduler)
     return CreatedGame(GameView.of(game, None), tokens)
 
 

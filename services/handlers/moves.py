@@ -2,7 +2,9 @@
 
 A move goes entry point → here → engine → store, inside one transaction whose write is
 conditional on the version read: of two concurrent moves exactly one applies, the other
-gets ``StaleVersion``. Whose turn it is next goes to the ``TurnScheduler`` port.
+gets ``StaleVersion``. Whose turn it is next is written in the same transaction, to the
+outbox (``turn_message``), which a relay hands to the ``TurnScheduler``
+(``handlers.outbox``): no crash between the commit and the hand-off loses a turn.
 """
 
 from __future__ import annotations
@@ -11,21 +13,20 @@ from engine import apply, parse_action
 from engine.errors import PresidentError
 from engine.plays import Action
 from services.commands import Act
-from services.domain import Game, PlayedFor
+from services.domain import Game, PlayedFor, TurnMessage
 from services.errors import KeyReused, StaleVersion
 from services.handlers.common import load, replay_log, seat_of
-from services.ports import TurnScheduler, UnitOfWork, VersionConflict
+from services.ports import UnitOfWork, VersionConflict
 from services.views import GameView
 
 
-def act(cmd: Act, uow: UnitOfWork, scheduler: TurnScheduler) -> GameView:
+def act(cmd: Act, uow: UnitOfWork) -> GameView:
     action = parse_action(cmd.action)  # InvalidAction for unknown or duplicate cards
     with uow:
         played = _played_as_known(uow, cmd, action) or _played_after_reading(uow, cmd, action)
     if isinstance(played, GameView):  # the first result of a retried request
         return played
     game, seat = played
-    schedule_next(game, scheduler)
     return GameView.of(game, seat)
 
 
@@ -90,8 +91,9 @@ def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView 
 
 def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
                    idempotency_key: str | None = None, note: PlayedFor | None = None) -> None:
-    """Play ``action`` for ``seat`` and commit, if the game is still at the version read
-    (else ``StaleVersion``); ``note`` is recorded just before the play's events."""
+    """Play ``action`` for ``seat`` and commit, with the next turn's message, if the game
+    is still at the version read (else ``StaleVersion``); ``note`` is recorded just before
+    the play's events."""
     read_version = game.version
     state, played = apply(game.state, action, seat)  # engine errors: nothing changes
     events = played if note is None else [note, *played]
@@ -99,20 +101,21 @@ def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
     game.state, game.version = state, read_version + len(entries)
     key = None if idempotency_key is None else (seat, idempotency_key, str(action))
     try:
-        uow.games.save_actions(game, read_version, entries, events, key)
+        uow.games.save_actions(game, read_version, entries, events, key, turn_message(game))
         uow.commit()
     except VersionConflict as exc:
         uow.rollback()
         raise StaleVersion(str(exc)) from None
 
 
-def schedule_next(game: Game, scheduler: TurnScheduler) -> None:
-    """Tell the scheduler whose turn it is, after a commit (a lost message is recovered
-    by the sweeper: ``handlers.turns.sweep``)."""
+def turn_message(game: Game) -> TurnMessage | None:
+    """What the game's next turn needs set in motion: an AI seat to play (after the
+    game's pace), a human seat's time limit; None when nothing is to wait for."""
     seat = game.seat_to_act
     if seat is None:
-        return
+        return None
     if seat.kind == "ai" and seat.engine is not None:
-        scheduler.ai_turn(game.id, seat.seat, game.version, seat.engine, game.pace_ms / 1000)
-    elif seat.kind == "human" and game.turn_timeout_ms is not None:
-        scheduler.human_turn(game.id, seat.seat, game.version, game.turn_timeout_ms / 1000)
+        return TurnMessage(game.id, game.version, seat.seat, seat.engine, game.pace_ms / 1000)
+    if seat.kind == "human" and game.turn_timeout_ms is not None:
+        return TurnMessage(game.id, game.version, seat.seat, None, game.turn_timeout_ms / 1000)
+    return None

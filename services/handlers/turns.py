@@ -17,12 +17,12 @@ from engine.plays import Action
 from services.commands import Turn
 from services.domain import Game, PlayedFor
 from services.errors import StaleVersion
-from services.handlers.moves import apply_and_save, schedule_next
-from services.ports import Decide, Fallback, TurnScheduler, UnitOfWork
+from services.handlers.moves import apply_and_save
+from services.ports import Decide, Fallback, UnitOfWork
 
 
-def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler, decide: Decide,
-                 fallback: Fallback, clock: Callable[[], float] = time.monotonic
+def take_ai_turn(turn: Turn, uow: UnitOfWork, decide: Decide, fallback: Fallback,
+                 clock: Callable[[], float] = time.monotonic
                  ) -> Game | None:
     """Ask the seat's engine for its action and play it; None if the turn is gone. The
     time it thought counts against the game's owner (its AI quota); once the owner has
@@ -38,11 +38,11 @@ def take_ai_turn(turn: Turn, uow: UnitOfWork, scheduler: TurnScheduler, decide: 
         spent = _allowance_spent(uow, game)
     if spent:
         return _play(uow, game, turn.seat, fallback.decide(observe(game.state, turn.seat)),
-                     scheduler, PlayedFor(turn.seat, "ai_quota", fallback.name))
+                     PlayedFor(turn.seat, "ai_quota", fallback.name))
     started = clock()
     action = decide(observe(game.state, turn.seat), game.seat_to_act.engine)
     thought = clock() - started
-    played = _play(uow, game, turn.seat, action, scheduler)
+    played = _play(uow, game, turn.seat, action)
     if played is not None and game.owner is not None:
         with uow:
             uow.games.add_ai_time(game.owner, hour_of(datetime.now(timezone.utc)), thought)
@@ -66,26 +66,25 @@ def _allowance_spent(uow: UnitOfWork, game: Game) -> bool:
             and ai_time_used(uow, game.owner) >= game.ai_seconds_per_hour)
 
 
-def play_instead(turn: Turn, reason: str, uow: UnitOfWork, scheduler: TurnScheduler,
-                 fallback: Fallback, now: datetime | None = None) -> Game | None:
+def play_instead(turn: Turn, reason: str, uow: UnitOfWork, fallback: Fallback) -> Game | None:
     """The service plays the seat itself, recorded as a ``PlayedFor`` event:
     - ``ai_failed``: the AI seat's engine kept failing; ``fallback`` (the Easy level, in
       process) plays, and is named in the event;
     - ``turn_timeout``: the human seat's time ran out; it passes where passing is legal,
-      else ``fallback`` plays. Nothing happens before the time is really out."""
+      else ``fallback`` plays. Nothing happens before the time is really out, by the
+      database's clock (the one the deadline was written with)."""
     kind = "human" if reason == "turn_timeout" else "ai"
     with uow:
         game = _waiting_on(uow, turn, kind)
-        deadline = uow.games.turn_deadline(turn.game_id)
-    if game is None or (kind == "human" and not _past(deadline, now)):
-        return None
+        if game is None or (kind == "human" and not uow.games.out_of_time(turn.game_id)):
+            return None
     view = observe(game.state, turn.seat)
     action: Action  # PASS is a Play; the Easy level may also give cards back
     if kind == "human" and PASS in view.legal_actions:
         action, policy = PASS, "pass"
     else:
         action, policy = fallback.decide(view), fallback.name
-    return _play(uow, game, turn.seat, action, scheduler, PlayedFor(turn.seat, reason, policy))
+    return _play(uow, game, turn.seat, action, PlayedFor(turn.seat, reason, policy))
 
 
 @dataclass(frozen=True)
@@ -94,20 +93,18 @@ class Sweep:
     timeouts: int  # human turns past their time limit, sent to be played
 
 
-def sweep(uow: UnitOfWork, scheduler: TurnScheduler, ai_after_s: float,
-          now: datetime | None = None) -> Sweep:
-    """Send again every AI turn waited on for more than ``ai_after_s`` (its message was
-    lost, or its worker died), and every human turn past its game's time limit."""
-    now = now or datetime.now(timezone.utc)
+def sweep(uow: UnitOfWork, after_s: float) -> Sweep:
+    """The last resort, for a turn whose message was lost (a queue that lost its
+    messages, a worker killed mid-turn): write to the outbox again every turn due more
+    than ``after_s`` ago that still waits. ``after_s`` is longer than a message lives
+    unstarted plus a started turn's thinking time, so no copy sent before can still be
+    playing: a turn never has two live copies. Each one sent again is due now, so the
+    next sweeps leave it alone for as long."""
     with uow:
-        stalled = uow.games.waiting("ai", now - timedelta(seconds=ai_after_s))
-        overdue = uow.games.overdue_humans(now)
-    for w in stalled:
-        if w.engine is not None:  # a copy still queued at the next sweep is dropped
-            scheduler.ai_turn(w.game_id, w.seat, w.version, w.engine, expires_s=ai_after_s)
-    for w in overdue:
-        scheduler.human_turn(w.game_id, w.seat, w.version, 0.0)
-    return Sweep(len(stalled), len(overdue))
+        stalled = [w for w in uow.games.stalled(after_s) if uow.games.send_again(w)]
+        uow.commit()
+    ai_turns = sum(1 for w in stalled if w.engine is not None)
+    return Sweep(ai_turns, len(stalled) - ai_turns)
 
 
 def _waiting_on(uow: UnitOfWork, turn: Turn, kind: str) -> Game | None:
@@ -118,16 +115,11 @@ def _waiting_on(uow: UnitOfWork, turn: Turn, kind: str) -> Game | None:
     return game if game.seats[turn.seat].kind == kind else None
 
 
-def _past(deadline: datetime | None, now: datetime | None) -> bool:
-    return deadline is not None and (now or datetime.now(timezone.utc)) >= deadline
-
-
-def _play(uow: UnitOfWork, game: Game, seat: int, action: Action, scheduler: TurnScheduler,
+def _play(uow: UnitOfWork, game: Game, seat: int, action: Action,
           note: PlayedFor | None = None) -> Game | None:
     try:
         with uow:
             apply_and_save(uow, game, action, seat, note=note)
     except StaleVersion:  # someone else played this turn meanwhile: theirs stands
         return None
-    schedule_next(game, scheduler)
     return game

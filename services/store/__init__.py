@@ -4,10 +4,15 @@ composition root opens: units of work, the read side, readiness."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from sqlalchemy import Engine
 
-from services.store.db import autocommit_twin, make_engine, schema_readable, session_factory
+from services.store.db import (
+    autocommit_twin, dedicated_connection, make_engine, schema_readable, session_factory,
+)
 from services.store.moves import MoveBatches
+from services.store.outbox import LocalWake, PostgresLead
 from services.store.reads import GameReads
 from services.store.states import GameStates
 from services.store.uow import SqlUnitOfWork
@@ -27,6 +32,9 @@ class Store:
         self.reads = GameReads(autocommit_twin(engine), states or GameStates(), listen_url)
         self.moves = (MoveBatches(self.reads.cursor)
                       if engine.dialect.name == "postgresql" else None)
+        # Called after each commit that wrote to the outbox: a relay (``services.relay``)
+        # or a test sets it.
+        self.outbox_written: Callable[[], None] = lambda: None
 
     @classmethod
     def open(cls, url: str | None = None, listen_url: str | None = None,
@@ -36,7 +44,14 @@ class Store:
         return cls(make_engine(url), listen_url, GameStates(max_bytes=cache_bytes))
 
     def uow(self) -> SqlUnitOfWork:
-        return SqlUnitOfWork(self._sessions, self.reads, self.moves)
+        return SqlUnitOfWork(self._sessions, self.reads, self.moves,
+                             lambda: self.outbox_written())
+
+    def outbox_wake(self) -> LocalWake | PostgresLead:
+        """What wakes this process's outbox relay (``services.store.outbox``)."""
+        if self.engine.dialect.name == "postgresql":
+            return PostgresLead(lambda: dedicated_connection(self.engine))
+        return LocalWake()
 
     def ready(self) -> bool:
         """The database answers, and this code can run on its migrations."""

@@ -15,7 +15,7 @@ from alembic.config import Config
 from alembic.util import CommandError
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import URL, Engine, create_engine, event, text
 from sqlalchemy.orm import sessionmaker, Session
 
 from services.jsoncodec import dumps, loads
@@ -61,6 +61,18 @@ def _sqlite_pragmas(dbapi_connection: object, _: object) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
+
+
+def dedicated_connection(engine: Engine, url: URL | None = None) -> Any:
+    """A psycopg connection in autocommit mode, outside ``engine``'s pool (to ``url``, by
+    default the engine's), for a listener: TCP keepalives and a user timeout make a
+    silent network failure break it within seconds."""
+    cargs, cparams = engine.dialect.create_connect_args(url or engine.url)
+    connection = engine.dialect.loaded_dbapi.connect(
+        *cargs, **{**cparams, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 1,
+                   "keepalives_count": 3, "connect_timeout": 5, "tcp_user_timeout": 10_000})
+    connection.autocommit = True
+    return connection
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

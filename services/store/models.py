@@ -49,6 +49,9 @@ class GameRow(Base):
     to_act: Mapped[int] = mapped_column(Integer, default=-1)
     # When the human seat to act runs out of time (None: no human with a limit to act).
     turn_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # When the turn's message is due to run (after the pace, or at the human's deadline):
+    # the sweeper sends it again only well after (``GameRepository.stalled``).
+    turn_due_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     owner: Mapped[str | None] = mapped_column(String(32))  # the client key's id; None: anonymous
@@ -136,6 +139,22 @@ class AiUsageRow(Base):
     owner: Mapped[str] = mapped_column(String(32), primary_key=True)
     hour: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
     seconds: Mapped[float] = mapped_column(Float)
+
+
+class OutboxRow(Base):
+    """A turn a committed move set in motion, written in the move's transaction, until a
+    relay hands it to the queue (``handlers.outbox``): then deleted."""
+
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"),
+                                    primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(32))
+    version: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    engine: Mapped[str | None] = mapped_column(String(64))  # None: a human's time limit
+    delay_ms: Mapped[int] = mapped_column(Integer)  # the AI's pace, or the human's time
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # database clock
 
 
 class SchemaReadersRow(Base):

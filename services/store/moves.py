@@ -17,27 +17,31 @@ import psycopg
 from prometheus_client import Histogram
 from sqlalchemy.engine.interfaces import DBAPICursor
 
+from services.domain import TurnMessage
 from services.jsoncodec import dumps
 from services.store.feed import CHANNEL, Notice
+from services.store.outbox import OUTBOX_CHANNEL
 
 MOVES = f"""
 WITH asked AS (
     SELECT * FROM json_to_recordset(%(moves)s::json) AS m(
         game_id text, read_version integer, version integer, status text, events integer,
-        snapshot json, to_act integer, turn_deadline timestamptz, now timestamptz,
-        actions json, new_events json, key_seat integer, key text, key_action text,
-        notice text)
+        snapshot json, to_act integer, deadline_ms integer, actions json, new_events json,
+        key_seat integer, key text, key_action text, notice text, message_seat integer,
+        message_engine text, message_delay_ms integer)
     LIMIT %(count)s
 ), moved AS (
     UPDATE games SET version = asked.version, status = asked.status, events = asked.events,
         snapshot = asked.snapshot, to_act = asked.to_act,
-        turn_deadline = asked.turn_deadline, updated_at = asked.now
+        turn_deadline = now() + asked.deadline_ms * interval '1 millisecond',
+        turn_due_at = now() + asked.message_delay_ms * interval '1 millisecond',
+        updated_at = now()
     FROM asked
     WHERE games.id = asked.game_id AND games.version = asked.read_version
     RETURNING asked.*
 ), logged AS (
     INSERT INTO actions (game_id, seq, round, seat, action, created_at)
-    SELECT moved.game_id, a.seq, a.round, a.seat, a.action, moved.now
+    SELECT moved.game_id, a.seq, a.round, a.seat, a.action, now()
     FROM moved, json_to_recordset(moved.actions)
         AS a(seq integer, round integer, seat integer, action text)
 ), told AS (
@@ -49,8 +53,17 @@ WITH asked AS (
     INSERT INTO idempotency_keys (game_id, seat, key, action, version)
     SELECT moved.game_id, moved.key_seat, moved.key, moved.key_action, moved.version
     FROM moved WHERE moved.key IS NOT NULL
+), queued AS (
+    INSERT INTO outbox (game_id, version, seat, engine, delay_ms, created_at)
+    SELECT moved.game_id, moved.version, moved.message_seat, moved.message_engine,
+        moved.message_delay_ms, now()
+    FROM moved WHERE moved.message_seat IS NOT NULL
+    RETURNING 1
 )
 SELECT game_id FROM (SELECT game_id, pg_notify('{CHANNEL}', notice) FROM moved) AS announced
+UNION ALL
+SELECT NULL FROM (SELECT pg_notify('{OUTBOX_CHANNEL}', '')
+                  FROM (SELECT 1 FROM queued LIMIT 1) AS one) AS woken
 """
 
 
@@ -68,19 +81,26 @@ class Move(NamedTuple):
     events: int  # the game's event count after the move
     snapshot: dict[str, Any]
     to_act: int
-    turn_deadline: datetime | None
-    now: datetime
+    deadline_ms: int | None  # a human's time to act, from the move (the database's clock)
+    now: datetime  # (where the database is SQLite: this machine's clock)
     actions: list[dict[str, Any]]  # seq, round, seat, action
     new_events: list[dict[str, Any]]  # seq, round, payload
     key: tuple[int, str, str] | None  # Idempotency-Key: (seat, key, action text)
+    message: TurnMessage | None  # the next turn's, for the outbox
 
     def row(self) -> dict[str, Any]:
         """The move as one record of ``MOVES``' input."""
         seat, key, action = self.key or (None, None, None)
         notice = Notice(self.game_id, self.read_version, self.version, self.events,
                         tuple(a["action"] for a in self.actions))
-        return {**self._asdict(), "notice": notice.payload(), "key_seat": seat, "key": key,
-                "key_action": action}
+        fields = self._asdict()
+        del fields["message"], fields["now"]
+        message = self.message
+        return {**fields, "notice": notice.payload(), "key_seat": seat, "key": key,
+                "key_action": action,
+                "message_seat": None if message is None else message.seat,
+                "message_engine": None if message is None else message.engine,
+                "message_delay_ms": None if message is None else round(message.delay_s * 1000)}
 
 
 def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:

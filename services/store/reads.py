@@ -17,6 +17,7 @@ from engine.events import Event
 from engine.snapshot import event_from_dict
 from services.domain import Game, PlayedFor, Seat
 from services.ports import StoredEvent
+from services.store.db import dedicated_connection
 from services.store.feed import ChangeFeed, PsycopgListening, feed_for
 from services.store.queries import (
     ACTIONS_BETWEEN, CATCH_UP, EVENTS_AFTER, GAME_AND_SEATS, NOTHING, REMEMBERED, ROUND_EVENTS,
@@ -183,12 +184,6 @@ def _feed(engine: Engine, url: URL) -> ChangeFeed:
     connection of its own (TCP keepalives and a user timeout: a silent network failure
     breaks the connection within seconds, and the feed with it)."""
     def connect() -> PsycopgListening:
-        cargs, cparams = engine.dialect.create_connect_args(url)
-        connection = engine.dialect.loaded_dbapi.connect(
-            *cargs, **{**cparams, "keepalives": 1, "keepalives_idle": 5,
-                       "keepalives_interval": 1, "keepalives_count": 3, "connect_timeout": 5,
-                       "tcp_user_timeout": 10_000})
-        connection.autocommit = True
-        return PsycopgListening(connection)
+        return PsycopgListening(dedicated_connection(engine, url))
 
     return feed_for(url.render_as_string(hide_password=False), connect)

@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterator, Sequence, TypeVar
 
-from sqlalchemy import Select, Table, and_, bindparam, func, insert, or_, select, update
+from sqlalchemy import (
+    ColumnElement, Select, Table, and_, bindparam, delete, func, insert, or_, select, text,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -13,21 +16,32 @@ from sqlalchemy.orm import Session
 from engine.events import Event, RoundStarted
 from engine.snapshot import event_to_dict
 from engine.state import LogEntry
-from services.domain import ApiKey, Game, GameSummary, PlayedFor, Seat, Waiting
+from services.domain import ApiKey, Game, GameSummary, PlayedFor, Seat, TurnMessage, Waiting
 from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
-    ActionRow, AiUsageRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, SeatRow, utcnow,
+    ActionRow, AiUsageRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, OutboxRow, SeatRow,
+    utcnow,
 )
 from services.store.moves import Move, MoveBatches
+from services.store.outbox import OUTBOX_CHANNEL
 from services.store.reads import GameReads
 from services.store.snapshots import stored
 from services.store.states import Known
 
-def _deadline(game: Game, moved_at: datetime) -> datetime | None:
+Moment = datetime | ColumnElement[datetime]
+"""A time to write: the database's clock on PostgreSQL (``now()``, shared by every
+machine), this machine's on SQLite (the database lives on it)."""
+
+
+def _deadline_ms(game: Game) -> int | None:
     seat = game.seat_to_act
     if seat is None or seat.kind != "human" or game.turn_timeout_ms is None:
         return None
-    return moved_at + timedelta(milliseconds=game.turn_timeout_ms)
+    return game.turn_timeout_ms
+
+
+def _after(moment: Moment, ms: int | float | None) -> Moment | None:
+    return None if ms is None else moment + timedelta(milliseconds=ms)
 
 
 def _aware(moment: datetime) -> datetime:
@@ -53,9 +67,17 @@ _MOVE_ON = (
     .values(version=bindparam("new_version"), status=bindparam("new_status"),
             events=bindparam("new_events"), snapshot=bindparam("new_snapshot"),
             to_act=bindparam("new_to_act"), turn_deadline=bindparam("new_deadline"),
-            updated_at=bindparam("now")))
+            turn_due_at=bindparam("new_due_at"), updated_at=bindparam("now")))
 _ADD_ACTIONS = insert(_table(ActionRow))
 _ADD_EVENTS = insert(_table(EventRow))
+_ADD_MESSAGE = insert(_table(OutboxRow))
+_WAKE_RELAY = text(f"SELECT pg_notify('{OUTBOX_CHANNEL}', '')")  # one notice per commit
+
+
+def _message_row(message: TurnMessage, at: Moment) -> dict[str, object]:
+    return {"game_id": message.game_id, "version": message.version, "seat": message.seat,
+            "engine": message.engine, "delay_ms": round(message.delay_s * 1000),
+            "created_at": at}
 
 
 E = TypeVar("E", bound="Event | PlayedFor")
@@ -82,25 +104,49 @@ class SqlGameRepository:
         self.reads = reads
         self._moves = moves
         self._written: list[tuple[Game, int]] = []  # (game, feed mark before the write)
+        self.wrote_messages = False  # to the outbox: its relay is to be woken on commit
 
     @property
     def session(self) -> Session:
         return self._session()
 
-    def add(self, game: Game, events: Sequence[Event]) -> None:
-        now = utcnow()  # one moment: the deadline counts from the stored last move
+    def add(self, game: Game, events: Sequence[Event],
+            message: TurnMessage | None = None) -> None:
+        now, clock = utcnow(), self._clock()
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
             rules=game.state.rules.to_dict(), seed=game.state.seed, version=game.version,
             snapshot=stored(game.state), events=len(events),
             pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
-            turn_deadline=_deadline(game, now), created_at=now, updated_at=now,
+            turn_deadline=_after(clock, _deadline_ms(game)),
+            turn_due_at=_after(clock, None if message is None else message.delay_s * 1000),
+            created_at=now, updated_at=now,
             owner=game.owner, ai_seconds_per_hour=game.ai_seconds_per_hour,
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
                    for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
         self._add_events(game, events)
         game.events = len(events)
+        if message is not None:
+            self._add_message(message, clock)
+
+    def _clock(self) -> Moment:
+        return func.now() if self._dialect == "postgresql" else utcnow()
+
+    @property
+    def _dialect(self) -> str:
+        return self.session.get_bind().dialect.name
+
+    def _add_message(self, message: TurnMessage, at: Moment) -> None:
+        """(On PostgreSQL the moment is ``now()``: a statement of its own, and a notice
+        to the relay that leads, delivered at commit.)"""
+        connection = self.session.connection()
+        if isinstance(at, ColumnElement):
+            connection.execute(_ADD_MESSAGE.values(_message_row(message, at)))
+            connection.execute(_WAKE_RELAY)
+        else:
+            connection.execute(_ADD_MESSAGE, _message_row(message, at))
+        self.wrote_messages = True
 
     def get(self, game_id: str, at_least: int = 0) -> Game | None:
         return self.reads.get(game_id, at_least)
@@ -111,24 +157,26 @@ class SqlGameRepository:
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor],
-                     key: tuple[int, str, str] | None = None) -> None:
+                     key: tuple[int, str, str] | None = None,
+                     message: TurnMessage | None = None) -> None:
         """Append ``entries`` to the log and ``events`` to the game's events, store the
-        new snapshot and remember the Idempotency-Key ``key`` (seat, key, action text),
-        if and only if nobody else wrote since ``read_version``."""
+        new snapshot, remember the Idempotency-Key ``key`` (seat, key, action text) and
+        write ``message`` to the outbox, if and only if nobody else wrote since
+        ``read_version``."""
         first_event = game.events
         game.events += len(events)
         now = utcnow()
         seen_at = self.reads.mark()  # before the write: the feed vouches from here
         move = Move(
             game.id, read_version, game.version, game.status, game.events,
-            stored(game.state), game.state.to_act,
-            _deadline(game, now), now,
+            stored(game.state), game.state.to_act, _deadline_ms(game), now,
             [{"seq": read_version + offset, "round": entry.round_no, "seat": entry.seat,
               "action": str(entry.action)} for offset, entry in enumerate(entries, start=1)],
             [{"seq": first_event + offset, "round": round_no,
               "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
              for offset, (round_no, e) in enumerate(
-                 _by_round(entries[0].round_no if entries else 1, events), start=1)], key)
+                 _by_round(entries[0].round_no if entries else 1, events), start=1)],
+            key, message)
         if self._moves is not None:
             done = self._moves.write(move)
         else:
@@ -136,6 +184,7 @@ class SqlGameRepository:
         if not done:
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
         self._written.append((game, seen_at))
+        self.wrote_messages = self.wrote_messages or message is not None
 
     def _move_in_transaction(self, move: Move) -> bool:
         connection = self.session.connection()
@@ -143,7 +192,10 @@ class SqlGameRepository:
             "game_id": move.game_id, "read_version": move.read_version,
             "new_version": move.version, "new_status": move.status,
             "new_events": move.events, "new_snapshot": move.snapshot,
-            "new_to_act": move.to_act, "new_deadline": move.turn_deadline, "now": move.now})
+            "new_to_act": move.to_act, "new_deadline": _after(move.now, move.deadline_ms),
+            "new_due_at": _after(move.now, None if move.message is None
+                                 else move.message.delay_s * 1000),
+            "now": move.now})
         if done.rowcount != 1:
             return False
         connection.execute(_ADD_ACTIONS, [{"game_id": move.game_id, "created_at": move.now,
@@ -155,6 +207,8 @@ class SqlGameRepository:
             seat, key, action = move.key
             self.session.add(IdempotencyRow(game_id=move.game_id, seat=seat, key=key,
                                             action=action, version=move.version))
+        if move.message is not None:
+            self._add_message(move.message, move.now)
         return True
 
     def remember_written(self) -> None:
@@ -181,25 +235,43 @@ class SqlGameRepository:
         query = self._waiting_query(kind).where(GameRow.updated_at < since)
         return [Waiting(*row) for row in self.session.execute(query.limit(limit))]
 
-    def overdue_humans(self, now: datetime, limit: int = 500) -> list[Waiting]:
-        """Active games whose human seat to act has run past the game's time limit,
-        longest overdue first."""
-        query = (self._waiting_query("human").where(GameRow.turn_deadline <= now)
-                 .order_by(None).order_by(GameRow.turn_deadline))
+    def stalled(self, after_s: float, limit: int = 500) -> list[Waiting]:
+        """Active games whose turn was due more than ``after_s`` ago, by the database's
+        clock, longest waiting first. (A turn is due after its last move, so the range
+        on ``updated_at`` narrows the scan to ix_games_waiting's.)"""
+        cutoff = self._clock() - timedelta(seconds=after_s)
+        query = self._waiting_query(None).where(GameRow.updated_at < cutoff,
+                                                GameRow.turn_due_at < cutoff)
         return [Waiting(*row) for row in self.session.execute(query.limit(limit))]
 
-    def _waiting_query(self, kind: str) -> Select[str, int, int, str | None]:  # a Waiting
-        return (select(GameRow.id, GameRow.version, GameRow.to_act, SeatRow.engine)
-                .join(SeatRow, and_(SeatRow.game_id == GameRow.id,
-                                    SeatRow.seat == GameRow.to_act))
-                .where(GameRow.status == "active", SeatRow.kind == kind)
-                .order_by(GameRow.updated_at))
+    def send_again(self, waiting: Waiting) -> bool:
+        now = self._clock()
+        moved = self.session.connection().execute(
+            update(_table(GameRow)).where(GameRow.id == waiting.game_id,
+                                  GameRow.version == waiting.version,
+                                  GameRow.status == "active")
+            .values(turn_due_at=now))
+        if moved.rowcount != 1:
+            return False
+        self._add_message(TurnMessage(waiting.game_id, waiting.version, waiting.seat,
+                                      waiting.engine, 0.0), now)
+        return True
 
-    def turn_deadline(self, game_id: str) -> datetime | None:
-        """When the human seat to act runs out of time (None: no such limit now)."""
+    def _waiting_query(self, kind: str | None) -> Select[str, int, int, str | None]:  # Waiting
+        query = (select(GameRow.id, GameRow.version, GameRow.to_act, SeatRow.engine)
+                 .join(SeatRow, and_(SeatRow.game_id == GameRow.id,
+                                     SeatRow.seat == GameRow.to_act))
+                 .where(GameRow.status == "active")
+                 .order_by(GameRow.updated_at))
+        return query if kind is None else query.where(SeatRow.kind == kind)
+
+    def out_of_time(self, game_id: str) -> bool:
+        if self._dialect == "postgresql":
+            return bool(self.session.scalar(select(GameRow.turn_deadline <= func.now())
+                                            .where(GameRow.id == game_id)))
         deadline = self.session.scalar(select(GameRow.turn_deadline)
                                        .where(GameRow.id == game_id))
-        return None if deadline is None else _aware(deadline)
+        return deadline is not None and _aware(deadline) <= utcnow()
 
     def actions(self, game_id: str) -> list[str]:
         return list(self.session.scalars(
@@ -256,6 +328,32 @@ class SqlGameRepository:
 
     def ids(self) -> list[str]:
         return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))
+
+
+class SqlOutbox:
+    """The ``Outbox`` port: a claim deletes the oldest rows no other relay has locked
+    (``SKIP LOCKED`` on PostgreSQL; SQLite has one writer at a time), which the unit of
+    work's commit makes final and a rollback undoes."""
+
+    def __init__(self, session: Callable[[], Session]) -> None:
+        self._session = session
+
+    def claim(self, limit: int) -> list[TurnMessage]:
+        session = self._session()
+        oldest = (select(OutboxRow.id).order_by(OutboxRow.id).limit(limit)
+                  .with_for_update(skip_locked=True))
+        rows = session.execute(
+            delete(OutboxRow).where(OutboxRow.id.in_(oldest.scalar_subquery()))
+            .returning(OutboxRow.id, OutboxRow.game_id, OutboxRow.version, OutboxRow.seat,
+                       OutboxRow.engine, OutboxRow.delay_ms, OutboxRow.created_at)
+            .execution_options(synchronize_session=False)).all()
+        return [TurnMessage(r.game_id, r.version, r.seat, r.engine, r.delay_ms / 1000,
+                            _aware(r.created_at)) for r in sorted(rows)]
+
+    def put_back(self, messages: Sequence[TurnMessage]) -> None:
+        if messages:
+            self._session().connection().execute(
+                _ADD_MESSAGE, [_message_row(m, m.sent_at or utcnow()) for m in messages])
 
 
 class SqlKeyRepository:

@@ -5,28 +5,35 @@ needs no more."""
 from __future__ import annotations
 
 from types import TracebackType
+from typing import Callable
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from services.store.moves import MoveBatches
 from services.store.reads import GameReads
-from services.store.repository import SqlGameRepository, SqlKeyRepository
+from services.store.repository import SqlGameRepository, SqlKeyRepository, SqlOutbox
 
 
 class SqlUnitOfWork:
     games: SqlGameRepository
     keys: SqlKeyRepository
+    outbox: SqlOutbox
 
     def __init__(self, sessions: sessionmaker[Session], reads: GameReads,
-                 moves: MoveBatches | None = None) -> None:
+                 moves: MoveBatches | None = None,
+                 outbox_written: Callable[[], None] = lambda: None) -> None:
+        """``outbox_written``: called after a commit that wrote to the outbox (to wake the
+        process's relay)."""
         self._sessions = sessions
         self._reads = reads
         self._moves = moves
+        self._outbox_written = outbox_written
 
     def __enter__(self) -> SqlUnitOfWork:
         self._session: Session | None = None
         self.games = SqlGameRepository(lambda: self.session, self._reads, self._moves)
         self.keys = SqlKeyRepository(lambda: self.session)
+        self.outbox = SqlOutbox(lambda: self.session)
         return self
 
     @property
@@ -46,6 +53,9 @@ class SqlUnitOfWork:
         if self._session is not None:
             self._session.commit()
         self.games.remember_written()
+        if self.games.wrote_messages:
+            self.games.wrote_messages = False
+            self._outbox_written()
 
     def rollback(self) -> None:
         if self._session is not None:

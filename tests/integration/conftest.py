@@ -9,8 +9,7 @@ from typing import Callable, Iterator
 import pytest
 from sqlalchemy import Engine
 
-from bootstrap import FALLBACK, decide_here
-from databases import PG_URL, fresh, pg_url
+from databases import PG_URL, fresh, pg_url, play_inline
 from services.inline import InlineScheduler
 from services.ports import UnitOfWork
 from services.store import Store
@@ -48,5 +47,6 @@ def reads(store: Store) -> GameReads:
 
 
 @pytest.fixture
-def inline(uow_factory: Callable[[], UnitOfWork]) -> InlineScheduler:
-    return InlineScheduler(uow_factory, decide_here, FALLBACK)
+def inline(store: Store) -> InlineScheduler:
+    """AI seats of the games on ``store`` played at once, as the moves commit."""
+    return play_inline(store)

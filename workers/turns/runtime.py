@@ -7,12 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from services.ports import Decide, Fallback, TurnScheduler, UnitOfWork
+from services.ports import Decide, Fallback, UnitOfWork
 
 
 @dataclass(frozen=True)
 class TurnRuntime:
     uow: Callable[[], UnitOfWork]
-    scheduler: TurnScheduler
     decide: Decide  # the seat's engine, over gRPC: may raise ``workers.rpc.client.AiError``
     fallback: Fallback  # what plays when it keeps failing, or a human runs out of time

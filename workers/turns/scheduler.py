@@ -1,18 +1,21 @@
 """The service's ``TurnScheduler`` on Celery: each turn becomes a task on its level's
-queue. Tasks are sent by name, so the sender never imports the task code."""
+queue. Tasks are sent by name, so the sender never imports the task code.
+
+Each message expires ``turn_expires_s`` after it is due, counted from when the move
+wrote it (the database's clock): a turn the sweeper sends again (``handlers.turns.
+sweep``) never finds an older copy still waiting to start."""
 
 from __future__ import annotations
 
-import logging
+from datetime import datetime, timedelta
 
 from celery import Celery
 
 from workers.turns.app import MAINTENANCE_QUEUE, queue_for
 
-log = logging.getLogger(__name__)
-
-# A broker that does not answer must not hold a player's request for long: the move is
-# already committed, and the sweeper sends any turn whose message was lost.
+# Longer time limits are not sent as countdown tasks: the sweeper finds them by their
+# deadline (a worker holds a countdown task in memory all along, and Redis hands it out
+# again after its visibility timeout).
 COUNTDOWN_LIMIT_S = 300.0
 
 PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2,
@@ -20,27 +23,25 @@ PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2,
 
 
 class CeleryScheduler:
-    def __init__(self, app: Celery) -> None:
+    def __init__(self, app: Celery, turn_expires_s: float) -> None:
         self.app = app
+        self.turn_expires_s = turn_expires_s
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, expires_s: float | None = None) -> None:
+                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
         self._send("president.ai_turn", (game_id, seat, version), queue_for(engine), delay_s,
-                   expires_s)
+                   sent_at)
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
-        """A short time limit is a countdown task; a long one is left to the sweeper,
-        which finds it by its deadline: a worker holds a countdown task in memory all
-        along (and Redis hands it out again after its visibility timeout)."""
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   sent_at: datetime | None = None) -> None:
         if timeout_s <= COUNTDOWN_LIMIT_S:
             self._send("president.turn_timeout", (game_id, seat, version), MAINTENANCE_QUEUE,
-                       timeout_s)
+                       timeout_s, sent_at)
 
     def _send(self, task: str, args: tuple[str, int, int], queue: str, delay_s: float,
-              expires_s: float | None = None) -> None:
-        try:
-            self.app.send_task(task, args=args, queue=queue, countdown=delay_s or None,
-                               expires=expires_s, retry=True, retry_policy=PUBLISH_RETRY)
-        except Exception:  # noqa: BLE001 - any broker failure: the sweeper will resend
-            log.exception("could not send %s%s to %s; the sweeper will send it again",
-                          task, args, queue)
+              sent_at: datetime | None) -> None:
+        """Raises when the broker cannot take it: the message stays in the outbox."""
+        expires = (None if sent_at is None
+                   else sent_at + timedelta(seconds=delay_s + self.turn_expires_s))
+        self.app.send_task(task, args=args, queue=queue, countdown=delay_s or None,
+                           expires=expires, retry=True, retry_policy=PUBLISH_RETRY)

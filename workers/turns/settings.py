@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from config.settings import setting
 
 EMBEDDED_BROKER = "sqla+sqlite:///var/broker.db"  # a worker's broker when none is set
+SWEEP_MARGIN_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class TurnSettings:
     ai_retries: int  # failed or untrusted answers retried before the Easy fallback
     retry_base_s: float  # backoff: a random pause up to base * 2**attempt, capped
     sweep_every_s: float  # how often the sweeper runs (Celery beat)
-    sweep_after_s: float  # an AI turn waited on this long is sent again
+    turn_expires_s: float  # a turn's message not started this long after it is due: dropped
     broker_poll_s: float  # the embedded broker's polling interval
     retry_cap_s: float = 10.0  # (not a setting)
 
@@ -36,7 +37,14 @@ class TurnSettings:
             ai_retries=int(number("PRESIDENT_AI_RETRIES")),
             retry_base_s=number("PRESIDENT_AI_RETRY_BASE_MS") / 1000,
             sweep_every_s=number("PRESIDENT_SWEEP_EVERY_S"),
-            sweep_after_s=number("PRESIDENT_SWEEP_AFTER_S"),
+            turn_expires_s=number("PRESIDENT_TURN_EXPIRES_S"),
             broker_poll_s=number("PRESIDENT_BROKER_POLL_MS") / 1000,
         )
         return replace(read, **changes)
+
+    @property
+    def sweep_after_s(self) -> float:
+        """How long after it was due the sweeper sends a turn again: once its message
+        has expired unstarted, or its started copy has had its decision's deadline (and
+        a margin for the write). No copy sent before can still be live."""
+        return self.turn_expires_s + self.ai_deadline_s + SWEEP_MARGIN_S

@@ -54,13 +54,13 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
     def ai_turn(self: Task, game_id: str, seat: int, version: int) -> str:
         rt, turn = runtime(), Turn(game_id, seat, version)
         try:
-            game = take_ai_turn(turn, rt.uow(), rt.scheduler, rt.decide, rt.fallback)
+            game = take_ai_turn(turn, rt.uow(), rt.decide, rt.fallback)
         except (AiError, OperationalError) as exc:
             attempt = self.request.retries
             if isinstance(exc, UnknownEngine) or (isinstance(exc, AiError)
                                                   and attempt >= self.max_retries):
                 log.error("AI turn %s: %s; the Easy level plays instead", turn, exc)
-                game = play_instead(turn, "ai_failed", rt.uow(), rt.scheduler, rt.fallback)
+                game = play_instead(turn, "ai_failed", rt.uow(), rt.fallback)
             else:
                 log.warning("AI turn %s, attempt %d: %s; retrying", turn, attempt + 1, exc)
                 raise self.retry(exc=exc, countdown=backoff(attempt, settings))
@@ -70,13 +70,13 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
     def turn_timeout(game_id: str, seat: int, version: int) -> str:
         rt = runtime()
         game = play_instead(Turn(game_id, seat, version), "turn_timeout", rt.uow(),
-                            rt.scheduler, rt.fallback)
+                            rt.fallback)
         return "played" if game is not None else "no longer this turn"
 
     @app.task(name="president.sweep", shared=False)
     def sweep_games() -> dict[str, Any]:
         rt = runtime()
-        done = sweep(rt.uow(), rt.scheduler, settings.sweep_after_s)
+        done = sweep(rt.uow(), settings.sweep_after_s)
         if done.ai_turns or done.timeouts:
             log.info("sweep: %d AI turn(s) sent again, %d time limit(s) passed",
                      done.ai_turns, done.timeouts)

@@ -17,7 +17,6 @@ from prometheus_client import REGISTRY
 from sqlalchemy import Engine, make_url
 
 from databases import PG_URL, fresh, services_on
-from fakes import Recorder
 import bootstrap
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.handlers.events import events_after, wait_for_events
@@ -250,7 +249,7 @@ from services.store import Store
 url, game_id, token, version = sys.argv[1:]
 store = Store.open(url)
 view = read_game(ReadGame(game_id, token), store.reads).view
-act(Act(game_id, token, str(view.legal_actions[-1]), int(version)), store.uow(), Recorder())
+act(Act(game_id, token, str(view.legal_actions[-1]), int(version)), store.uow())
 """
 
 
@@ -272,7 +271,7 @@ def test_a_move_made_by_another_process_reaches_this_one(
     if reads.feed is not None:
         assert wait_until_live(reads.feed)
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=11),
-                          uow_factory(), Recorder(), engines=LEVELS)
+                          uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
     before = read_game(ReadGame(game_id), reads).view  # now held here
     queries: list[object] = []
@@ -326,7 +325,7 @@ def test_a_backlog_of_notices_is_taken_in_though_nothing_reads(
     db, uow_factory, reads = flood_db
     assert reads.feed is not None and wait_until_live(reads.feed)
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
-                          uow_factory(), Recorder(), engines=LEVELS)
+                          uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
     seat = read_game(ReadGame(game_id), reads).view.to_act  # now held here
     flood = 60_000  # megabytes: more than the sockets between hold
@@ -363,7 +362,7 @@ def test_a_long_poll_wakes_on_the_move_it_waits_for(
     if reads.feed is not None:
         assert wait_until_live(reads.feed)
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=12),
-                          uow_factory(), Recorder(), engines=LEVELS)
+                          uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
     public = read_game(ReadGame(game_id), reads)
     seat = public.view.to_act
@@ -378,8 +377,7 @@ def test_a_long_poll_wakes_on_the_move_it_waits_for(
         wait_for_events(game_id, None, last, 30.0, reads)))
     waiter.start()
     _until(lambda: len(reads_of_events) == 1)  # found nothing: waits
-    act(Act(game_id, created.tokens[seat], str(mine.legal_actions[-1]), 0), uow_factory(),
-        Recorder())
+    act(Act(game_id, created.tokens[seat], str(mine.legal_actions[-1]), 0), uow_factory())
     waiter.join(60)
     assert not waiter.is_alive()
     events, now_last = answer[0]
@@ -394,7 +392,7 @@ def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
     (``at_least``) is never answered from an older state. (SQLite has no window: every
     read asks the database.)"""
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
-                          uow_factory(), Recorder(), engines=LEVELS)
+                          uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
     if reads.feed is not None:  # (a state read before the listener is up is never vouched for)
         assert wait_until_live(reads.feed)
@@ -421,7 +419,7 @@ def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
     assert second != first
     mine = read_game(ReadGame(game_id, created.tokens[second]), reads).view
     played = act(Act(game_id, created.tokens[second], str(mine.legal_actions[-1]), 1),
-                 uow_factory(), Recorder())
+                 uow_factory())
     assert played.version == 2  # not refused as stale
 
 

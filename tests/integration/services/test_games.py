@@ -23,6 +23,7 @@ from services.handlers.moves import act
 from services.views import GameView
 from bootstrap import FALLBACK
 from services.handlers.turns import take_ai_turn
+from fakes import Told
 from services.inline import InlineScheduler
 from services.ports import UnitOfWork
 from services.store.db import schema_readable
@@ -33,18 +34,9 @@ UowFactory = Callable[[], UnitOfWork]
 HUMANS = (SeatSpec("human"),) * 4
 
 
-class NoAi:
-    def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
-        raise AssertionError("no AI seat in this game")
-
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
-        pass
-
-
 def _new(uow_factory: UowFactory, seats: tuple[SeatSpec, ...] = HUMANS, **kwargs: object):  # type: ignore[no-untyped-def]
     cmd = CreateGame(kwargs.pop("preset", "classic"), seats, **kwargs)  # type: ignore[arg-type]
-    return create_game(cmd, uow_factory(), NoAi(), engines=LEVELS)
+    return create_game(cmd, uow_factory(), engines=LEVELS)
 
 
 def _turn(uow_factory: UowFactory, game_id: str, tokens: dict[int, str]) -> GameView:
@@ -82,7 +74,7 @@ def test_four_humans_play_a_series_and_the_log_rebuilds_the_snapshot(
             break
         action = decide(turn.view, "normal")
         after = act(Act(game_id, created.tokens[turn.view.seat], str(action), turn.version),
-                    uow_factory(), NoAi())
+                    uow_factory())
         assert after.version == turn.version + 1
         moves += 1
     assert moves == _action_count(db, game_id) > 50
@@ -94,7 +86,8 @@ def test_one_human_and_three_inline_ais_finish_three_rounds_with_exchanges(
         uow_factory: UowFactory, inline: InlineScheduler) -> None:
     seats = (SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("ai", "normal"),
              SeatSpec("ai", "hard"))
-    created = create_game(CreateGame("classic", seats, rounds=3, seed=4), uow_factory(), inline, engines=LEVELS)
+    created = create_game(CreateGame("classic", seats, rounds=3, seed=4), uow_factory(),
+                          engines=LEVELS)
     token = created.tokens[0]
     assert set(created.tokens) == {0}
     while True:
@@ -103,7 +96,7 @@ def test_one_human_and_three_inline_ais_finish_three_rounds_with_exchanges(
             break
         assert mine.view.my_turn  # the inline AIs have played up to the human's turn
         act(Act(mine.game_id, token, str(decide(mine.view, "easy")), mine.version),
-            uow_factory(), inline)
+            uow_factory())
     final, rebuilt = rebuilt_state(created.game.game_id, uow_factory())
     assert final == rebuilt and len(final.results) == 3
     assert any(e.automatic for r in final.results[1:] for e in r.exchanges)
@@ -147,7 +140,7 @@ def test_a_rejected_action_changes_nothing(uow_factory: UowFactory, db: Engine,
         "bad_token": ("nope", "pass", turn.version, BadToken),
     }[problem]
     with pytest.raises(error):
-        act(Act(game_id, token, text_, version), uow_factory(), NoAi())
+        act(Act(game_id, token, text_, version), uow_factory())
     again = _turn(uow_factory, game_id, created.tokens)
     assert again.version == turn.version and again.view == turn.view
     assert _action_count(db, game_id) == 0
@@ -155,27 +148,20 @@ def test_a_rejected_action_changes_nothing(uow_factory: UowFactory, db: Engine,
 
 def test_an_ai_seat_cannot_be_played_by_hand_nor_twice(uow_factory: UowFactory) -> None:
     seats = (SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("human"), SeatSpec("human"))
-    calls: list[tuple[str, int, int]] = []
-
-    class Recorder(NoAi):
-        def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                    delay_s: float = 0.0) -> None:
-            calls.append((game_id, seat, version))
-
-    created = create_game(CreateGame("cardverse", seats, seed=2), uow_factory(), Recorder(), engines=LEVELS)
+    told = Told(uow_factory)
+    created = create_game(CreateGame("cardverse", seats, seed=2), uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
-    while not calls:  # humans play until the AI seat is to act
+    while not told.calls:  # humans play until the AI seat is to act
         turn = _turn(uow_factory, game_id, created.tokens)
         act(Act(game_id, created.tokens[turn.view.seat], str(decide(turn.view, "easy")),
-                turn.version), uow_factory(), Recorder())
-    _, seat, version = calls[0]
+                turn.version), uow_factory())
+    _, _, seat, version, *_ = told.calls[0]
     assert seat == 1
-    played = take_ai_turn(Turn(game_id, seat, version), uow_factory(), Recorder(),
-                          lambda v, e: decide(v, e), FALLBACK)
+    turn = Turn(game_id, seat, version)
+    played = take_ai_turn(turn, uow_factory(), decide, FALLBACK)
     assert played is not None and played.version == version + 1
     # the same request again (a redelivered task) is a no-op
-    assert take_ai_turn(Turn(game_id, seat, version), uow_factory(), Recorder(),
-                        lambda v, e: decide(v, e), FALLBACK) is None
+    assert take_ai_turn(turn, uow_factory(), decide, FALLBACK) is None
     with pytest.raises(InvalidSeat):  # only configured engines may sit at a table
         _new(uow_factory, seats=(SeatSpec("ai", "grandmaster"),) + HUMANS[1:])
 
@@ -192,7 +178,7 @@ def test_two_moves_at_once_exactly_one_applies(uow_factory: UowFactory, db: Engi
     def move(text_: str) -> None:
         barrier.wait()
         try:
-            outcomes.append(act(Act(game_id, token, text_, turn.version), uow_factory(), NoAi()))
+            outcomes.append(act(Act(game_id, token, text_, turn.version), uow_factory()))
         except (StaleVersion, IllegalAction) as exc:
             outcomes.append(exc)
 
@@ -216,7 +202,7 @@ def test_check_all_finds_a_snapshot_that_drifted_from_its_log(uow_factory: UowFa
     game_id = created.game.game_id
     turn = _turn(uow_factory, game_id, created.tokens)
     act(Act(game_id, created.tokens[turn.view.seat], str(turn.view.legal_actions[0]),
-            turn.version), uow_factory(), NoAi())
+            turn.version), uow_factory())
     assert check_all(uow_factory) == (1, [])
     with db.begin() as c:  # corrupt the stored log: the snapshot no longer follows from it
         c.execute(text("DELETE FROM actions WHERE game_id = :g"), {"g": game_id})

@@ -15,7 +15,6 @@ from psycopg.errors import UniqueViolation
 from prometheus_client import REGISTRY
 
 from databases import PG_URL, fresh, pg_url
-from fakes import Recorder
 from workers.ai import LEVELS
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.errors import StaleVersion
@@ -30,7 +29,7 @@ from services.jsoncodec import loads
 
 def _move(game_id: str) -> Move:
     now = datetime.now(timezone.utc)
-    return Move(game_id, 0, 1, "active", 1, {}, 0, None, now, [], [], None)
+    return Move(game_id, 0, 1, "active", 1, {}, 0, None, now, [], [], None, None)
 
 
 class Scripted:
@@ -187,7 +186,7 @@ def test_concurrent_moves_commit_together_each_checked_against_its_own_game(
 
     moves._cursor = held
     games = {name: create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=i),
-                               uow_factory(), Recorder(), engines=LEVELS) for i, name in enumerate("abc")}
+                               uow_factory(), engines=LEVELS) for i, name in enumerate("abc")}
     outcomes: dict[str, GameView | Exception] = {}
 
     def play(name: str, label: str) -> None:
@@ -198,7 +197,7 @@ def test_concurrent_moves_commit_together_each_checked_against_its_own_game(
         view = read_game(ReadGame(game_id, created.tokens[seat]), reads).view
         try:
             outcomes[label] = act(Act(game_id, created.tokens[seat],
-                                      str(view.legal_actions[-1]), 0), uow_factory(), Recorder())
+                                      str(view.legal_actions[-1]), 0), uow_factory())
         except StaleVersion as error:
             outcomes[label] = error
 

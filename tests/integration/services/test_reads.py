@@ -12,7 +12,6 @@ from sqlalchemy import Engine, create_engine, text
 
 from databases import UowReads
 from engine import RoundStarted, apply, legal_actions, new_series, observe, parse_action
-from fakes import Recorder
 from workers.ai import LEVELS
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.domain import Game
@@ -30,7 +29,7 @@ UowFactory = Callable[[], UnitOfWork]
 
 def _played(uow_factory: UowFactory, moves: int) -> tuple[str, int]:
     created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=5),
-                          uow_factory(), Recorder(), engines=LEVELS)
+                          uow_factory(), engines=LEVELS)
     TOKENS[created.game.game_id] = created.tokens
     return created.game.game_id, _play_on(uow_factory, created.game.game_id, 0, moves)
 
@@ -43,8 +42,7 @@ def _play_on(uow_factory: UowFactory, game_id: str, version: int, moves: int) ->
     for played in range(version, version + moves):
         seat = read_game(ReadGame(game_id), UowReads(uow_factory)).view.to_act
         mine = read_game(ReadGame(game_id, tokens[seat]), UowReads(uow_factory)).view
-        act(Act(game_id, tokens[seat], str(mine.legal_actions[-1]), played), uow_factory(),
-            Recorder())
+        act(Act(game_id, tokens[seat], str(mine.legal_actions[-1]), played), uow_factory())
     return version + moves
 
 
@@ -179,7 +177,7 @@ def test_a_move_on_a_state_known_here_but_stale_is_refused_as_stale(
     seat = at_two.state.to_act if legal else (at_two.state.to_act + 1) % 4
     action = list(legal_actions(at_two.state))[-1]  # legal for the seat to act only
     with pytest.raises(StaleVersion):  # not "not your turn", even for the wrong seat
-        act(Act(game_id, TOKENS[game_id][seat], str(action), 2), uow_factory(), Recorder())
+        act(Act(game_id, TOKENS[game_id][seat], str(action), 2), uow_factory())
     with uow_factory() as uow:
         assert len(uow.games.actions(game_id)) == 3  # nothing written
 
@@ -196,7 +194,7 @@ def test_a_move_on_the_state_known_here_reads_nothing_first(
     monkeypatch.setattr(GameReads, "_run", lambda self, query, **values: (
         queries.append(query), run(self, query, **values))[1])
     played = act(Act(game_id, TOKENS[game_id][seat], str(mine.legal_actions[-1]), version),
-                 uow_factory(), Recorder())
+                 uow_factory())
     assert played.version == 3 and queries == []
     monkeypatch.undo()
     reads.states.forget(seatings=False)

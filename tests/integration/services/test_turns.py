@@ -11,8 +11,8 @@ from typing import Any, Callable
 import pytest
 from sqlalchemy import Engine, select
 
-from databases import UowReads, set_last_move
-from fakes import Recorder
+from databases import UowReads, play_inline, set_last_move
+from fakes import Told
 from engine import PASS, Passed, Played, Rules, View, new_series, observe
 from engine.plays import Action
 from services.commands import CreateGame, ReadGame, SeatSpec, TableDefaults, Turn
@@ -24,6 +24,7 @@ from bootstrap import FALLBACK, decide_here
 from services.handlers.turns import Sweep, play_instead, sweep, take_ai_turn
 from services.inline import InlineScheduler
 from services.ports import UnitOfWork
+from services.store import Store
 from services.store.models import ActionRow, EventRow, GameRow
 from workers.ai import LEVELS, decide as ai_decide
 from workers.rpc.client import AiUnavailable
@@ -50,10 +51,10 @@ def _first_to_act(seed: int, players: int = 4) -> int:
     return new_series(Rules.preset("classic", players=players), seed).to_act
 
 
-def _create(uow_factory: UowFactory, seats: tuple[SeatSpec, ...], scheduler: Any,
-            seed: int, **kwargs: Any) -> CreatedGame:
+def _create(uow_factory: UowFactory, seats: tuple[SeatSpec, ...], seed: int,
+            **kwargs: Any) -> CreatedGame:
     created = create_game(CreateGame("classic", seats, seed=seed, **kwargs), uow_factory(),
-                          scheduler, engines=LEVELS)
+                          engines=LEVELS)
     assert created.game.view.to_act == _first_to_act(seed, len(seats))
     return created
 
@@ -95,9 +96,9 @@ def _easy_move(game: Game, seat: int) -> Action:
 def test_create_game_tells_the_scheduler_of_the_ai_to_act_with_its_engine_and_pace(
         uow_factory: UowFactory) -> None:
     for seed in (1, 2):
-        recorder = Recorder()
+        recorder = Told(uow_factory)
         seats = tuple(SeatSpec("ai", level) for level in LEVELS)
-        created = _create(uow_factory, seats, recorder, seed, pace_ms=1500,
+        created = _create(uow_factory, seats, seed, pace_ms=1500,
                           turn_timeout_ms=20_000)
         first = created.game.view.to_act
         assert recorder.calls == [("ai", created.game.game_id, first, 0, LEVELS[first], 1.5)]
@@ -105,13 +106,13 @@ def test_create_game_tells_the_scheduler_of_the_ai_to_act_with_its_engine_and_pa
 
 def test_create_game_gives_the_human_to_act_its_time_limit_and_none_without_one(
         uow_factory: UowFactory) -> None:
-    recorder = Recorder()
-    created = _create(uow_factory, (HUMAN,) * 4, recorder, 3, pace_ms=700,
+    recorder = Told(uow_factory)
+    created = _create(uow_factory, (HUMAN,) * 4, 3, pace_ms=700,
                       turn_timeout_ms=2500)
     assert recorder.calls == [("human", created.game.game_id, created.game.view.to_act, 0, 2.5)]
 
-    recorder = Recorder()
-    _create(uow_factory, (HUMAN,) * 4, recorder, 3)
+    recorder = Told(uow_factory)
+    _create(uow_factory, (HUMAN,) * 4, 3)
     assert recorder.calls == []
 
 
@@ -122,7 +123,7 @@ def test_a_game_that_says_nothing_gets_the_service_defaults_and_0_means_no_limit
 
     def made(**kwargs: Any) -> Game:
         created = create_game(CreateGame("classic", seats, seed=5, **kwargs), uow_factory(),
-                              Recorder(), defaults=defaults, engines=LEVELS)
+                              defaults=defaults, engines=LEVELS)
         return _load(uow_factory, created.game.game_id)
 
     plain = made()
@@ -138,22 +139,22 @@ def test_a_game_that_says_nothing_gets_the_service_defaults_and_0_means_no_limit
 
 def test_take_ai_turn_plays_once_and_a_redelivered_turn_is_a_no_op(
         uow_factory: UowFactory, db: Engine) -> None:
-    recorder = Recorder()
-    created = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)), recorder, 5)
+    recorder = Told(uow_factory)
+    created = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)), 5)
     game_id, seat = created.game.game_id, created.game.view.to_act
     expected = _easy_move(_load(uow_factory, game_id), seat)
     recorder.calls.clear()
     decide = CountingDecide()
     turn = Turn(game_id, seat, 0)
 
-    played = take_ai_turn(turn, uow_factory(), recorder, decide, FALLBACK)
+    played = take_ai_turn(turn, uow_factory(), decide, FALLBACK)
     assert played is not None and played.version == 1
     assert _actions(db, game_id) == [str(expected)]
     after = _load(uow_factory, game_id)
     assert after.version == 1 and after.state.to_act != seat
     assert recorder.calls == [("ai", game_id, after.state.to_act, 1, "easy", 0.0)]
 
-    assert take_ai_turn(turn, uow_factory(), recorder, decide, FALLBACK) is None  # redelivered
+    assert take_ai_turn(turn, uow_factory(), decide, FALLBACK) is None  # redelivered
     assert _actions(db, game_id) == [str(expected)]
     assert _load(uow_factory, game_id).version == 1
     assert decide.calls == 1  # the duplicate did not even ask the engine
@@ -167,8 +168,8 @@ def test_a_turn_at_a_stale_version_for_the_wrong_seat_or_of_a_human_is_a_no_op(
     # the leader and the seat after it are AI seats; the two others are human
     seats = tuple(SeatSpec("ai", "normal") if n in (leader, (leader + 1) % 4) else HUMAN
                   for n in range(4))
-    recorder = Recorder()
-    created = _create(uow_factory, seats, recorder, seed)
+    recorder = Told(uow_factory)
+    created = _create(uow_factory, seats, seed)
     game_id = created.game.game_id
     before = _load(uow_factory, game_id)
     recorder.calls.clear()
@@ -180,7 +181,7 @@ def test_a_turn_at_a_stale_version_for_the_wrong_seat_or_of_a_human_is_a_no_op(
                  Turn(game_id, (leader + 1) % 4, 0),      # an AI seat, not the one to act
                  Turn(game_id, human, 0),                 # a human seat
                  Turn("0" * 32, leader, 0)):              # no such game
-        assert take_ai_turn(turn, uow_factory(), recorder, decide, FALLBACK) is None, turn
+        assert take_ai_turn(turn, uow_factory(), decide, FALLBACK) is None, turn
 
     assert decide.calls == 0 and recorder.calls == []
     assert _actions(db, game_id) == []
@@ -191,15 +192,15 @@ def test_a_turn_at_a_stale_version_for_the_wrong_seat_or_of_a_human_is_a_no_op(
 
 def test_an_engine_that_raises_leaves_the_game_unchanged(uow_factory: UowFactory,
                                                          db: Engine) -> None:
-    recorder = Recorder()
-    created = _create(uow_factory, _with_ai_at(_first_to_act(7), "hard"), recorder, 7)
+    recorder = Told(uow_factory)
+    created = _create(uow_factory, _with_ai_at(_first_to_act(7), "hard"), 7)
     game_id, seat = created.game.game_id, created.game.view.to_act
     before = _load(uow_factory, game_id)
     recorder.calls.clear()
     decide = CountingDecide(fail=AiUnavailable("the worker is down"))
 
     with pytest.raises(AiUnavailable):
-        take_ai_turn(Turn(game_id, seat, 0), uow_factory(), recorder, decide, FALLBACK)
+        take_ai_turn(Turn(game_id, seat, 0), uow_factory(), decide, FALLBACK)
 
     assert decide.calls == 1 and recorder.calls == []
     assert _actions(db, game_id) == []
@@ -210,23 +211,22 @@ def test_an_engine_that_raises_leaves_the_game_unchanged(uow_factory: UowFactory
         assert len(c.execute(select(EventRow.seq).where(EventRow.game_id == game_id)).all()) \
             == before.events
     # and the turn can still be played afterwards
-    assert take_ai_turn(Turn(game_id, seat, 0), uow_factory(), recorder,
-                        CountingDecide(), FALLBACK) is not None
+    assert take_ai_turn(Turn(game_id, seat, 0), uow_factory(), CountingDecide(),
+                        FALLBACK) is not None
 
 
 def test_a_turn_played_by_someone_else_while_the_engine_thinks_is_not_played_again(
         uow_factory: UowFactory, db: Engine) -> None:
-    recorder = Recorder()
-    created = _create(uow_factory, _with_ai_at(_first_to_act(9)), recorder, 9)
+    created = _create(uow_factory, _with_ai_at(_first_to_act(9)), 9)
     game_id, seat = created.game.game_id, created.game.view.to_act
     turn = Turn(game_id, seat, 0)
 
     def slow_decide(view: View, engine: str) -> Action:
         # meanwhile the fallback (a redelivered task that gave up) plays the same turn
-        assert play_instead(turn, "ai_failed", uow_factory(), recorder, FALLBACK) is not None
+        assert play_instead(turn, "ai_failed", uow_factory(), FALLBACK) is not None
         return view.legal_actions[0]
 
-    assert take_ai_turn(turn, uow_factory(), recorder, slow_decide, FALLBACK) is None
+    assert take_ai_turn(turn, uow_factory(), slow_decide, FALLBACK) is None
     assert len(_actions(db, game_id)) == 1
     assert _load(uow_factory, game_id).version == 1
     events, _ = events_after(game_id, None, 0, UowReads(uow_factory))
@@ -241,8 +241,8 @@ def test_ai_failed_plays_the_easy_move_after_a_played_for_event_no_reader_loses(
         uow_factory: UowFactory, db: Engine) -> None:
     seed = 11
     seat = _first_to_act(seed)
-    recorder = Recorder()
-    created = _create(uow_factory, _with_ai_at(seat, "expert"), recorder, seed,
+    recorder = Told(uow_factory)
+    created = _create(uow_factory, _with_ai_at(seat, "expert"), seed,
                       turn_timeout_ms=45_000)
     game_id = created.game.game_id
     before = _load(uow_factory, game_id)
@@ -250,7 +250,7 @@ def test_ai_failed_plays_the_easy_move_after_a_played_for_event_no_reader_loses(
     assert expected != PASS  # a lead
     recorder.calls.clear()
 
-    game = play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), recorder, FALLBACK)
+    game = play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), FALLBACK)
 
     assert game is not None and game.version == 1
     assert _actions(db, game_id) == [str(expected)]
@@ -275,50 +275,49 @@ def test_ai_failed_plays_the_easy_move_after_a_played_for_event_no_reader_loses(
 
 
 def test_ai_failed_refuses_a_human_seat(uow_factory: UowFactory, db: Engine) -> None:
-    recorder = Recorder()
-    created = _create(uow_factory, (HUMAN,) * 4, recorder, 11, turn_timeout_ms=1)
+    recorder = Told(uow_factory)
+    created = _create(uow_factory, (HUMAN,) * 4, 11, turn_timeout_ms=1)
     game_id, seat = created.game.game_id, created.game.view.to_act
     recorder.calls.clear()
-    far = datetime.now(timezone.utc) + timedelta(days=1)
-    assert play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), recorder, FALLBACK,
-                        now=far) is None
+    set_last_move(db, game_id, datetime.now(timezone.utc) - timedelta(days=1))
+    assert play_instead(Turn(game_id, seat, 0), "ai_failed", uow_factory(), FALLBACK) is None
     assert _actions(db, game_id) == [] and recorder.calls == []
     assert _load(uow_factory, game_id).version == 0
 
 
-# --- play_instead: human time limits ---------------------------------------------------------
+# --- play_instead: human time limits, by the database's clock ---------------------------------
 
 
 def test_turn_timeout_does_nothing_without_a_time_limit(uow_factory: UowFactory,
                                                         db: Engine) -> None:
-    recorder = Recorder()
-    created = _create(uow_factory, (HUMAN,) * 4, recorder, 13)
+    recorder = Told(uow_factory)
+    created = _create(uow_factory, (HUMAN,) * 4, 13)
     game_id, seat = created.game.game_id, created.game.view.to_act
-    far = _since(uow_factory, game_id) + timedelta(days=365)
-    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), recorder, FALLBACK,
-                        now=far) is None
+    set_last_move(db, game_id, datetime.now(timezone.utc) - timedelta(days=365))
+    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), FALLBACK) is None
     assert _actions(db, game_id) == [] and recorder.calls == []
 
 
 def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
         uow_factory: UowFactory, db: Engine) -> None:
-    recorder = Recorder()
-    created = _create(uow_factory, (HUMAN,) * 4, recorder, 13, turn_timeout_ms=30_000)
+    """The deadline is the database's: a timer that fires early (another machine's clock
+    ahead) plays nothing."""
+    recorder = Told(uow_factory)
+    created = _create(uow_factory, (HUMAN,) * 4, 13, turn_timeout_ms=30_000)
     game_id, leader = created.game.game_id, created.game.view.to_act
     recorder.calls.clear()
     limit = timedelta(milliseconds=30_000)
 
     # the leader, leading a trick (passing is not legal): the Easy level plays for it
-    deadline = _since(uow_factory, game_id) + limit
     before = _load(uow_factory, game_id)
     expected = _easy_move(before, leader)
     assert PASS not in observe(before.state, leader).legal_actions
     turn = Turn(game_id, leader, 0)
-    early = play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK,
-                         now=deadline - timedelta(milliseconds=1))
+    early = play_instead(turn, "turn_timeout", uow_factory(), FALLBACK)  # 30 s early
     assert early is None and _actions(db, game_id) == [] and recorder.calls == []
 
-    game = play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK, now=deadline)
+    set_last_move(db, game_id, datetime.now(timezone.utc) - limit)  # the time is out
+    game = play_instead(turn, "turn_timeout", uow_factory(), FALLBACK)
     assert game is not None and game.version == 1
     assert _actions(db, game_id) == [str(expected)]
     nxt = game.state.to_act
@@ -327,20 +326,19 @@ def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
     assert [e.event for e in events[:2]] == [PlayedFor(leader, "turn_timeout", "easy"),
                                              Played(leader, expected)]  # type: ignore[arg-type]
     # the same turn again (a duplicate timer) plays nothing
-    assert play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK,
-                        now=deadline + timedelta(hours=1)) is None
+    set_last_move(db, game_id, datetime.now(timezone.utc) - timedelta(hours=1))
+    assert play_instead(turn, "turn_timeout", uow_factory(), FALLBACK) is None
     assert len(_actions(db, game_id)) == 1
 
     # the next seat, with a trick in progress: it passes
     assert PASS in observe(game.state, nxt).legal_actions
     recorder.calls.clear()
-    deadline = _since(uow_factory, game_id) + limit
     turn = Turn(game_id, nxt, 1)
-    assert play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK,
-                        now=deadline - timedelta(milliseconds=1)) is None
+    set_last_move(db, game_id, datetime.now(timezone.utc) - limit + timedelta(seconds=5))
+    assert play_instead(turn, "turn_timeout", uow_factory(), FALLBACK) is None  # 5 s early
     assert len(_actions(db, game_id)) == 1
-    game = play_instead(turn, "turn_timeout", uow_factory(), recorder, FALLBACK,
-                        now=deadline + timedelta(seconds=5))
+    set_last_move(db, game_id, datetime.now(timezone.utc) - limit - timedelta(seconds=5))
+    game = play_instead(turn, "turn_timeout", uow_factory(), FALLBACK)
     assert game is not None and game.version == 2
     assert _actions(db, game_id)[1] == str(PASS)
     events, _ = events_after(game_id, None, _load(uow_factory, game_id).events - 2,
@@ -350,86 +348,77 @@ def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
 
 
 def test_turn_timeout_is_for_human_seats_only(uow_factory: UowFactory, db: Engine) -> None:
-    recorder = Recorder()
-    created = _create(uow_factory, _with_ai_at(_first_to_act(13)), recorder, 13,
-                      turn_timeout_ms=10)
+    created = _create(uow_factory, _with_ai_at(_first_to_act(13)), 13, turn_timeout_ms=10)
     game_id, seat = created.game.game_id, created.game.view.to_act
-    far = _since(uow_factory, game_id) + timedelta(days=1)
-    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), recorder, FALLBACK,
-                        now=far) is None
+    set_last_move(db, game_id, datetime.now(timezone.utc) - timedelta(days=1))
+    assert play_instead(Turn(game_id, seat, 0), "turn_timeout", uow_factory(), FALLBACK) is None
     assert _actions(db, game_id) == []
 
 
 # --- the sweeper ----------------------------------------------------------------------------
 
 
-def test_sweep_resends_stalled_ai_turns_and_overdue_humans_never_finished_games(
-        uow_factory: UowFactory, db: Engine) -> None:
-    recorder = Recorder()
+def test_sweep_resends_stalled_turns_once_each_never_finished_games_nor_unlimited_humans(
+        uow_factory: UowFactory, db: Engine, store: Store) -> None:
+    recorder = Told(uow_factory)
     ais = tuple(SeatSpec("ai", level) for level in LEVELS)
-    stalled = _create(uow_factory, ais, recorder, 1)
-    recent = _create(uow_factory, ais, recorder, 2)
-    human_first = _create(uow_factory, _with_ai_at((_first_to_act(3) + 1) % 4, "hard"),
-                          recorder, 3, turn_timeout_ms=60_000)
-    no_limit = _create(uow_factory, (HUMAN,) * 4, recorder, 4)
-    over_id = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)),
-                      InlineScheduler(uow_factory, decide_here, FALLBACK), 5, rounds=1).game.game_id
+    stalled = _create(uow_factory, ais, 1)
+    recent = _create(uow_factory, ais, 2)
+    human_first = _create(uow_factory, _with_ai_at((_first_to_act(3) + 1) % 4, "hard"), 3,
+                          turn_timeout_ms=60_000)
+    no_limit = _create(uow_factory, (HUMAN,) * 4, 4)
+    recorder.calls.clear()
+    play_inline(store)
+    over_id = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)), 5,
+                      rounds=1).game.game_id
+    store.outbox_written = lambda: None
     assert read_game(ReadGame(over_id), UowReads(uow_factory)).status == "over"
 
     now = datetime.now(timezone.utc)
-    long_ago = now - timedelta(hours=2)
     for game_id in (stalled.game.game_id, no_limit.game.game_id, over_id):
-        set_last_move(db, game_id, long_ago)
-    recorder.calls.clear()
+        set_last_move(db, game_id, now - timedelta(hours=2))
 
-    # now: only the AI turn waited on for more than 30 s is sent again
-    human_since = _since(uow_factory, human_first.game.game_id)
-    assert human_since > now - timedelta(minutes=5)
-    assert sweep(uow_factory(), recorder, 30.0, now=now) == Sweep(1, 0)
+    # only the AI turn due more than 30 s ago is sent again, and only once: the copy sent
+    # is due now, so the next sweeps leave it alone until 30 s more have passed
+    assert sweep(uow_factory(), 30.0) == Sweep(1, 0)
     seat = stalled.game.view.to_act
     assert recorder.calls == [("ai", stalled.game.game_id, seat, 0, LEVELS[seat], 0.0)]
-
-    # just before the human's 60 s are out: the same; at the limit: its turn is played
     recorder.calls.clear()
-    never = 1e7  # no AI turn is that old
-    assert sweep(uow_factory(), recorder, never,
-                 now=human_since + timedelta(seconds=59)) == Sweep(0, 0)
+    assert sweep(uow_factory(), 30.0) == Sweep(0, 0)
     assert recorder.calls == []
-    assert sweep(uow_factory(), recorder, never,
-                 now=human_since + timedelta(seconds=60)) == Sweep(0, 1)
-    assert recorder.calls == [("human", human_first.game.game_id,
-                               human_first.game.view.to_act, 0, 0.0)]
-
-    # far in the future: every waiting AI and the overdue human, never the finished game
-    # nor the human without a time limit
+    set_last_move(db, stalled.game.game_id, now - timedelta(hours=4))  # all 2 h older: again
+    assert sweep(uow_factory(), 30.0) == Sweep(1, 0)
     recorder.calls.clear()
-    done = sweep(uow_factory(), recorder, 30.0, now=now + timedelta(days=30))
-    assert done == Sweep(2, 1)
-    sent = {(c[0], c[1]) for c in recorder.calls}
-    assert sent == {("ai", stalled.game.game_id), ("ai", recent.game.game_id),
-                    ("human", human_first.game.game_id)}
-    assert len(recorder.calls) == 3
+
+    # the human's time out 25 s ago: not yet; 35 s ago: its time limit is sent again
+    human_id = human_first.game.game_id
+    set_last_move(db, human_id, now - timedelta(seconds=60 + 25))
+    assert sweep(uow_factory(), 30.0) == Sweep(0, 0)
+    set_last_move(db, human_id, now - timedelta(seconds=60 + 35))
+    assert sweep(uow_factory(), 30.0) == Sweep(0, 1)
+    assert recorder.calls == [("human", human_id, human_first.game.view.to_act, 0, 0.0)]
+
+    # the recent AI turn, once due long enough; never the finished game nor the human
+    # without a time limit
+    recorder.calls.clear()
+    set_last_move(db, recent.game.game_id, now - timedelta(minutes=1))
+    assert sweep(uow_factory(), 30.0) == Sweep(1, 0)
     seat = recent.game.view.to_act
-    assert ("ai", recent.game.game_id, seat, 0, LEVELS[seat], 0.0) in recorder.calls
-
-    # a sweep from the past finds nothing at all
-    recorder.calls.clear()
-    assert sweep(uow_factory(), recorder, 30.0, now=now - timedelta(days=1)) == Sweep(0, 0)
-    assert recorder.calls == []
+    assert recorder.calls == [("ai", recent.game.game_id, seat, 0, LEVELS[seat], 0.0)]
+    assert sweep(uow_factory(), 30.0) == Sweep(0, 0)
 
 
-def test_sweep_follows_the_game_after_a_move(uow_factory: UowFactory) -> None:
+def test_sweep_follows_the_game_after_a_move(uow_factory: UowFactory, db: Engine) -> None:
     """The version and seat sent are the ones the game waits on now, not at creation."""
-    recorder = Recorder()
-    created = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)),
-                      recorder, 6)
+    recorder = Told(uow_factory)
+    created = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)), 6)
     game_id = created.game.game_id
-    game = take_ai_turn(Turn(game_id, created.game.view.to_act, 0), uow_factory(), recorder,
+    game = take_ai_turn(Turn(game_id, created.game.view.to_act, 0), uow_factory(),
                         CountingDecide(), FALLBACK)
     assert game is not None
     recorder.calls.clear()
-    far = datetime.now(timezone.utc) + timedelta(days=1)
-    assert sweep(uow_factory(), recorder, 30.0, now=far) == Sweep(1, 0)
+    set_last_move(db, game_id, datetime.now(timezone.utc) - timedelta(days=1))
+    assert sweep(uow_factory(), 30.0) == Sweep(1, 0)
     assert recorder.calls == [("ai", game_id, game.state.to_act, 1, "easy", 0.0)]
 
 
@@ -437,7 +426,7 @@ def test_sweep_follows_the_game_after_a_move(uow_factory: UowFactory) -> None:
 
 
 def test_inline_scheduler_plays_an_all_ai_series_without_recursing_per_move(
-        uow_factory: UowFactory, db: Engine) -> None:
+        uow_factory: UowFactory, db: Engine, inline: InlineScheduler) -> None:
     margin = 200  # frames above this test's own: far more than one move needs
     depth = 0
     frame = sys._getframe()
@@ -450,7 +439,7 @@ def test_inline_scheduler_plays_an_all_ai_series_without_recursing_per_move(
         created = create_game(CreateGame("classic", tuple(SeatSpec("ai", "easy")
                                                           for _ in range(4)),
                                          rounds=2, seed=21),
-                              uow_factory(), InlineScheduler(uow_factory, decide_here, FALLBACK), engines=LEVELS)
+                              uow_factory(), engines=LEVELS)
     finally:
         sys.setrecursionlimit(old)
     final = read_game(ReadGame(created.game.game_id), UowReads(uow_factory))

@@ -7,11 +7,12 @@ from __future__ import annotations
 import threading
 
 from bootstrap import FALLBACK, decide_here
-from fakes import FakeDatabase, Recorder
+from fakes import FakeDatabase
 from services.background import BackgroundScheduler
 from services.commands import CreateGame, SeatSpec
 from services.domain import PlayedFor
 from services.handlers.games import create_game
+from services.relay import Relay
 from workers.ai import LEVELS
 
 
@@ -22,6 +23,12 @@ def _easy(view, engine):  # type: ignore[no-untyped-def]
 EXPERTS = (SeatSpec("ai", "expert"),) * 8
 
 
+def _relayed(db: FakeDatabase, scheduler: BackgroundScheduler) -> BackgroundScheduler:
+    """As ``bootstrap`` wires it: each commit's outbox handed to the runner."""
+    db.outbox_written = Relay(db.uow, scheduler).drain
+    return scheduler
+
+
 def test_a_create_with_eight_ai_seats_answers_before_any_ai_plays_and_the_series_ends() -> None:
     db, gate = FakeDatabase(), threading.Event()
 
@@ -29,9 +36,9 @@ def test_a_create_with_eight_ai_seats_answers_before_any_ai_plays_and_the_series
         gate.wait(10)  # no AI answers until the request has answered
         return _easy(view, engine)
 
-    scheduler = BackgroundScheduler(db.uow, held, FALLBACK)
+    scheduler = _relayed(db, BackgroundScheduler(db.uow, held, FALLBACK))
     created = create_game(CreateGame("classic", EXPERTS, rounds=2, seed=1), db.uow(),
-                          scheduler, LEVELS)
+                          LEVELS)
     assert created.game.version == 0 and db.games[created.game.game_id].actions == []
     gate.set()
     scheduler.join()
@@ -46,9 +53,9 @@ def test_an_engine_that_fails_is_replaced_by_the_fallback_and_the_series_goes_on
         calls.append(engine)
         raise RuntimeError("the engine fell over")
 
-    scheduler = BackgroundScheduler(db.uow, broken, FALLBACK)
+    scheduler = _relayed(db, BackgroundScheduler(db.uow, broken, FALLBACK))
     created = create_game(CreateGame("classic", (SeatSpec("ai", "hard"),) * 4, rounds=1,
-                                     seed=2), db.uow(), scheduler, LEVELS)
+                                     seed=2), db.uow(), LEVELS)
     scheduler.join()
     stored = db.games[created.game.game_id]
     assert stored.game.status == "over" and len(calls) == len(stored.actions)
@@ -59,9 +66,9 @@ def test_an_engine_that_fails_is_replaced_by_the_fallback_and_the_series_goes_on
 def test_a_new_process_picks_up_the_turns_an_old_one_left_waiting() -> None:
     db = FakeDatabase()
     left = create_game(CreateGame("classic", (SeatSpec("ai", "normal"),) * 4, rounds=1,
-                                  seed=3), db.uow(), Recorder(), LEVELS)  # nobody played it
+                                  seed=3), db.uow(), LEVELS)  # nobody played it
     assert db.games[left.game.game_id].actions == []
-    scheduler = BackgroundScheduler(db.uow, _easy, FALLBACK)
+    scheduler = _relayed(db, BackgroundScheduler(db.uow, _easy, FALLBACK))
     assert scheduler.recover() == 1
     scheduler.join()
     assert db.games[left.game.game_id].game.status == "over"

@@ -13,9 +13,9 @@ import pytest
 from bootstrap import FALLBACK, decide_here
 from engine import PASS, Played, RoundStarted, mask_of
 from engine.errors import PresidentError, UnknownPreset
-from fakes import FakeDatabase, Recorder, state_of
+from fakes import FakeDatabase, Recorder, play_inline, relay_all, state_of
 from services.commands import Act, CreateGame, ReadGame, SeatSpec, TableDefaults, Turn
-from services.domain import PlayedFor
+from services.domain import PlayedFor, TurnMessage
 from services.errors import (
     BadCursor, BadStatus, BadToken, GameNotFound, InvalidSeat, KeyReused,
     OptionsContradictSeats, RoundNotFound, StaleVersion,
@@ -24,18 +24,17 @@ from services.handlers.audit import check_all, rebuilt_state
 from services.handlers.events import events_after, round_events, wait_for_events
 from services.handlers.games import create_game, list_games, read_game
 from services.handlers.moves import act
-from services.handlers.turns import play_instead, sweep, take_ai_turn
-from services.inline import InlineScheduler
+from services.handlers.turns import Sweep, play_instead, sweep, take_ai_turn
 from services.views import CreatedGame
 from workers.ai import LEVELS
 
 HUMANS = (SeatSpec("human"),) * 4
 
 
-def _create(db: FakeDatabase, seats: tuple[SeatSpec, ...] = HUMANS, scheduler: object = None,
+def _create(db: FakeDatabase, seats: tuple[SeatSpec, ...] = HUMANS,
             **kwargs: object) -> CreatedGame:
     return create_game(CreateGame("classic", seats, seed=7, **kwargs),  # type: ignore[arg-type]
-                       db.uow(), scheduler or Recorder(), LEVELS)
+                       db.uow(), LEVELS)
 
 
 def _move(db: FakeDatabase, created: CreatedGame, **act_kwargs: object) -> tuple[Act, int]:
@@ -49,10 +48,14 @@ def _move(db: FakeDatabase, created: CreatedGame, **act_kwargs: object) -> tuple
 
 
 def test_a_created_game_is_stored_and_its_first_turn_scheduled() -> None:
-    db, recorder = FakeDatabase(), Recorder()
-    created = _create(db, (SeatSpec("ai", "hard"),) * 4, recorder)
+    moment = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    db = FakeDatabase(now=lambda: moment)
+    created = _create(db, (SeatSpec("ai", "hard"),) * 4)
     assert created.tokens == {} and db.commits == 1
     game = db.games[created.game.game_id].game
+    assert db.outbox == [TurnMessage(game.id, 0, game.state.to_act, "hard", 0.0, db.now())]
+    recorder = Recorder()
+    assert relay_all(db, recorder) == 1 and db.outbox == []  # handed over, and gone
     assert recorder.calls == [("ai", game.id, game.state.to_act, 0, "hard", 0.0)]
 
 
@@ -78,16 +81,16 @@ def test_a_seat_of_no_known_kind_or_engine_is_refused_and_nothing_stored(
 def test_an_unknown_preset_is_refused() -> None:
     db = FakeDatabase()
     with pytest.raises(UnknownPreset, match="unknown preset"):
-        create_game(CreateGame("poker", HUMANS), db.uow(), Recorder(), LEVELS)
+        create_game(CreateGame("poker", HUMANS), db.uow(), LEVELS)
 
 
 def test_defaults_apply_where_the_creator_says_nothing_and_zero_means_no_limit() -> None:
     db = FakeDatabase()
     defaults = TableDefaults(pace_ms=250, turn_timeout_ms=30_000)
-    made = create_game(CreateGame("classic", HUMANS), db.uow(), Recorder(), LEVELS, defaults)
+    made = create_game(CreateGame("classic", HUMANS), db.uow(), LEVELS, defaults)
     assert (made.game.pace_ms, made.game.turn_timeout_ms) == (250, 30_000)
     unlimited = create_game(CreateGame("classic", HUMANS, pace_ms=0, turn_timeout_ms=0),
-                            db.uow(), Recorder(), LEVELS, defaults)
+                            db.uow(), LEVELS, defaults)
     assert (unlimited.game.pace_ms, unlimited.game.turn_timeout_ms) == (0, None)
 
 
@@ -111,13 +114,15 @@ def test_an_action_is_played_once_at_its_version_and_the_next_turn_scheduled() -
     db, recorder = FakeDatabase(), Recorder()
     created = _create(db, turn_timeout_ms=5_000)
     cmd, seat = _move(db, created)
-    played = act(cmd, db.uow(), recorder)
+    relay_all(db, recorder)
+    played = act(cmd, db.uow())
+    relay_all(db, recorder)
     assert played.version == 1 and played.seat == seat
     assert db.games[cmd.game_id].actions == [cmd.action]
     nxt = played.view.to_act
     assert recorder.calls[-1] == ("human", cmd.game_id, nxt, 1, 5.0)
     with pytest.raises(StaleVersion):  # the same command again: the game moved on
-        act(cmd, db.uow(), recorder)
+        act(cmd, db.uow())
     assert len(db.games[cmd.game_id].actions) == 1
 
 
@@ -129,7 +134,7 @@ def test_an_illegal_action_is_the_engine_s_error_and_changes_nothing() -> None:
     for bad in (Act(cmd.game_id, other, cmd.action, 0),  # not that seat's turn
                 Act(cmd.game_id, cmd.token, "2C 2C", 0)):  # a duplicate card
         with pytest.raises(PresidentError):
-            act(bad, db.uow(), Recorder())
+            act(bad, db.uow())
     assert db.games[cmd.game_id].actions == [] and db.games[cmd.game_id].game.version == 0
 
 
@@ -137,14 +142,14 @@ def test_a_retry_with_its_idempotency_key_returns_the_first_result_and_plays_not
     db = FakeDatabase()
     created = _create(db)
     cmd, _ = _move(db, created, idempotency_key="k1")
-    first = act(cmd, db.uow(), Recorder())
-    again = act(cmd, db.uow(), Recorder())
+    first = act(cmd, db.uow())
+    again = act(cmd, db.uow())
     assert (again.version, again.view) == (first.version, first.view)
     assert db.games[cmd.game_id].actions == [cmd.action]
     with pytest.raises(KeyReused, match="another action"):
-        act(Act(cmd.game_id, cmd.token, "pass", cmd.version, "k1"), db.uow(), Recorder())
+        act(Act(cmd.game_id, cmd.token, "pass", cmd.version, "k1"), db.uow())
     with pytest.raises(KeyReused, match="at version 0, not 1"):  # later, the same action
-        act(Act(cmd.game_id, cmd.token, cmd.action, 1, "k1"), db.uow(), Recorder())
+        act(Act(cmd.game_id, cmd.token, cmd.action, 1, "k1"), db.uow())
     assert db.games[cmd.game_id].actions == [cmd.action]
 
 
@@ -154,9 +159,9 @@ def test_an_option_that_contradicts_the_seats_or_rounds_is_refused(
     db = FakeDatabase()
     with pytest.raises(OptionsContradictSeats):
         create_game(CreateGame("classic", HUMANS, options=options, rounds=2), db.uow(),
-                    Recorder(), LEVELS)
+                    LEVELS)
     agreeing = create_game(CreateGame("classic", HUMANS, options={"players": 4, "rounds": 2},
-                                      rounds=2), db.uow(), Recorder(), LEVELS)
+                                      rounds=2), db.uow(), LEVELS)
     assert db.games == {agreeing.game.game_id: db.games[agreeing.game.game_id]}
 
 
@@ -164,7 +169,7 @@ def test_events_are_numbered_and_read_after_a_number() -> None:
     db = FakeDatabase()
     created = _create(db)
     game_id = created.game.game_id
-    act(_move(db, created)[0], db.uow(), Recorder())
+    act(_move(db, created)[0], db.uow())
     events, last = events_after(game_id, None, 0, db.reads())
     assert [e.seq for e in events] == list(range(1, last + 1))
     assert isinstance(events[-1].event, Played) and events[-1].version == 1
@@ -209,8 +214,8 @@ def test_games_are_listed_newest_first_a_page_at_a_time() -> None:
 
 
 def test_an_ai_turn_is_decided_from_the_seat_s_view_and_played_once() -> None:
-    db, recorder = FakeDatabase(), Recorder()
-    created = _create(db, (SeatSpec("ai", "normal"),) * 4, recorder)
+    db = FakeDatabase()
+    created = _create(db, (SeatSpec("ai", "normal"),) * 4)
     game_id, seat = created.game.game_id, created.game.view.to_act
     asked = []
 
@@ -219,17 +224,17 @@ def test_an_ai_turn_is_decided_from_the_seat_s_view_and_played_once() -> None:
         return decide_here(view, engine)
 
     turn = Turn(game_id, seat, 0)
-    assert take_ai_turn(turn, db.uow(), recorder, decide_spy, FALLBACK) is not None
+    assert take_ai_turn(turn, db.uow(), decide_spy, FALLBACK) is not None
     assert asked == [(seat, "normal")] and len(db.games[game_id].actions) == 1
-    assert take_ai_turn(turn, db.uow(), recorder, decide_spy, FALLBACK) is None  # a redelivery
+    assert take_ai_turn(turn, db.uow(), decide_spy, FALLBACK) is None  # a redelivery
     assert len(asked) == 1 and len(db.games[game_id].actions) == 1
 
 
 def test_the_inline_scheduler_plays_an_all_ai_series_to_its_end() -> None:
     db = FakeDatabase()
-    scheduler = InlineScheduler(db.uow, decide_here, FALLBACK)
+    play_inline(db)
     created = create_game(CreateGame("classic", (SeatSpec("ai", "easy"),) * 4, rounds=2,
-                                     seed=3), db.uow(), scheduler, LEVELS)
+                                     seed=3), db.uow(), LEVELS)
     game = db.games[created.game.game_id].game
     assert game.status == "over" and len(game.state.results) == 2
     snapshot, rebuilt = rebuilt_state(game.id, db.uow())
@@ -243,24 +248,32 @@ def test_a_human_out_of_time_passes_or_the_fallback_plays_and_the_event_says_so(
     created = _create(db, turn_timeout_ms=1_000)
     game_id, seat = created.game.game_id, created.game.view.to_act
     turn = Turn(game_id, seat, 0)
-    early = now + timedelta(milliseconds=999)
-    assert play_instead(turn, "turn_timeout", db.uow(), Recorder(), FALLBACK, early) is None
-    late = now + timedelta(seconds=1)
-    assert play_instead(turn, "turn_timeout", db.uow(), Recorder(), FALLBACK, late) is not None
+    made = now
+    now = made + timedelta(milliseconds=999)
+    assert play_instead(turn, "turn_timeout", db.uow(), FALLBACK) is None
+    now = made + timedelta(seconds=1)
+    assert play_instead(turn, "turn_timeout", db.uow(), FALLBACK) is not None
     events, _ = events_after(game_id, None, 0, db.reads())
     note = next(e.event for e in events if isinstance(e.event, PlayedFor))
     policy = "pass" if db.games[game_id].actions == [str(PASS)] else FALLBACK.name
     assert note == PlayedFor(seat, "turn_timeout", policy)
 
 
-def test_the_sweeper_sends_stalled_ai_turns_and_overdue_human_turns_again() -> None:
+def test_the_sweeper_sends_stalled_turns_again_once_each() -> None:
     clock = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
     db = FakeDatabase(now=lambda: clock[0])
     ai = _create(db, (SeatSpec("ai", "hard"),) * 4)
     human = _create(db, turn_timeout_ms=10_000)
-    clock[0] += timedelta(seconds=61)
+    _create(db)  # no time limit: never swept
+    db.outbox.clear()  # (as if handed over and lost)
+    clock[0] += timedelta(seconds=60)
+    assert sweep(db.uow(), 60.0) == Sweep(0, 0)  # the AI's turn is due 60 s ago, not more
+    clock[0] += timedelta(seconds=11)  # the human's time (10 s) is 61 s out too
+    assert sweep(db.uow(), 60.0) == Sweep(1, 1)
     recorder = Recorder()
-    done = sweep(db.uow(), recorder, 60.0, now=clock[0])
-    assert (done.ai_turns, done.timeouts) == (1, 1)
+    relay_all(db, recorder)
     assert sorted(c[:2] for c in recorder.calls) == [("ai", ai.game.game_id),
                                                     ("human", human.game.game_id)]
+    assert sweep(db.uow(), 60.0) == Sweep(0, 0)  # each is due now: no second live copy
+    clock[0] += timedelta(seconds=61)
+    assert sweep(db.uow(), 60.0) == Sweep(1, 1)

@@ -1,0 +1,44 @@
+"""The outbox's relay: hands the turns committed moves wrote to the ``TurnScheduler``.
+
+A move writes its next turn's message in its own transaction (``moves.turn_message``);
+a relay, woken by the commit, claims the oldest messages, hands each over and deletes
+those handed over, in one transaction. A crash before that commit leaves them to be
+claimed again (a message handed over twice plays nothing twice: every turn checks the
+game's version); a scheduler that fails (the broker is down) leaves them where they are.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from services.domain import TurnMessage
+from services.ports import TurnScheduler, UnitOfWork
+
+log = logging.getLogger(__name__)
+
+BATCH = 100  # messages claimed at a time
+
+
+def relay(uow: UnitOfWork, scheduler: TurnScheduler, limit: int = BATCH) -> int:
+    """Hand over up to ``limit`` messages; how many were handed over. Raises what the
+    scheduler raised once the messages it could not take are put back."""
+    with uow:
+        claimed = uow.outbox.claim(limit)
+        for done, message in enumerate(claimed):
+            try:
+                hand_over(message, scheduler)
+            except Exception:
+                uow.outbox.put_back(claimed[done:])
+                uow.commit()
+                raise
+        uow.commit()
+    return len(claimed)
+
+
+def hand_over(message: TurnMessage, scheduler: TurnScheduler) -> None:
+    if message.engine is not None:
+        scheduler.ai_turn(message.game_id, message.seat, message.version, message.engine,
+                          message.delay_s, message.sent_at)
+    else:
+        scheduler.human_turn(message.game_id, message.seat, message.version, message.delay_s,
+                             message.sent_at)

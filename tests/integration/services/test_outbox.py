@@ -1,0 +1,201 @@
+"""The transactional outbox (services.handlers.outbox, services.relay, services.store.outbox):
+a move's next turn is written in the move's own transaction, handed over exactly once by
+whichever relay claims it, kept when the scheduler fails, and picked up by another relay
+when the process that committed it died before handing it over."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime
+from typing import Any, Callable
+
+import pytest
+from sqlalchemy import Engine, func, select
+
+from engine import observe
+from fakes import Recorder
+from services.commands import Act, CreateGame, SeatSpec
+from services.domain import TurnMessage
+from services.errors import StaleVersion
+from services.handlers.games import create_game
+from services.handlers.moves import act
+from services.handlers.outbox import relay
+from services.handlers.turns import Sweep, sweep
+from services.relay import Relay
+from services.store import Store
+from services.store.models import OutboxRow
+from services.store.outbox import PostgresLead
+from workers.ai import LEVELS, decide
+
+HUMANS = (SeatSpec("human"),) * 4
+AIS = (SeatSpec("ai", "easy"),) * 4
+
+
+def _waiting(db: Engine) -> int:
+    with db.connect() as c:
+        return int(c.scalar(select(func.count()).select_from(OutboxRow)) or 0)
+
+
+def _first_move(store: Store, created: Any) -> Act:
+    seat = created.game.view.to_act
+    with store.uow() as uow:
+        game = uow.games.get(created.game.game_id)
+    assert game is not None
+    return Act(game.id, created.tokens[seat], str(decide(observe(game.state, seat), "easy")), 0)
+
+
+def _until(condition: Callable[[], bool], at_most_s: float) -> bool:
+    deadline = time.monotonic() + at_most_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def test_a_move_writes_its_next_turn_in_its_own_transaction_and_a_refused_one_nothing(
+        store: Store, db: Engine) -> None:
+    created = create_game(CreateGame("classic", HUMANS, seed=3, turn_timeout_ms=9000),
+                          store.uow(), LEVELS)
+    assert _waiting(db) == 1  # the first human's time limit
+    move = _first_move(store, created)
+    act(move, store.uow())
+    assert _waiting(db) == 2
+    with pytest.raises(StaleVersion):  # the same move again: refused, and nothing written
+        act(move, store.uow())
+    assert _waiting(db) == 2
+    no_limit = create_game(CreateGame("classic", HUMANS, seed=4), store.uow(), LEVELS)
+    act(_first_move(store, no_limit), store.uow())
+    assert _waiting(db) == 2  # no time limit, no AI: nothing to set in motion
+
+    recorder = Recorder()
+    assert relay(store.uow(), recorder) == 2 and _waiting(db) == 0
+    game_id = created.game.game_id
+    assert [c[:4] for c in recorder.calls] == [("human", game_id, created.game.view.to_act, 0),
+                                               ("human", game_id, recorder.calls[1][2], 1)]
+    assert relay(store.uow(), recorder) == 0 and len(recorder.calls) == 2
+
+
+class Flaky(Recorder):
+    """Takes ``good`` messages, then fails (a broker going down mid-batch)."""
+
+    def __init__(self, good: int) -> None:
+        super().__init__()
+        self.good = good
+
+    def ai_turn(self, *args: Any, **kwargs: Any) -> None:
+        if len(self.calls) >= self.good:
+            raise ConnectionError("the broker went away")
+        super().ai_turn(*args, **kwargs)
+
+
+def test_messages_the_scheduler_could_not_take_stay_and_those_it_took_go(
+        store: Store, db: Engine) -> None:
+    ids = [create_game(CreateGame("classic", AIS, seed=n), store.uow(), LEVELS).game.game_id
+           for n in range(5)]
+    flaky = Flaky(good=2)
+    with pytest.raises(ConnectionError):
+        relay(store.uow(), flaky)
+    assert [c[1] for c in flaky.calls] == ids[:2] and _waiting(db) == 3
+    recorder = Recorder()
+    assert relay(store.uow(), recorder) == 3
+    assert sorted(c[1] for c in recorder.calls) == sorted(ids[2:]) and _waiting(db) == 0
+
+
+def test_relays_racing_hand_each_message_over_exactly_once(store: Store, db: Engine) -> None:
+    ids = {create_game(CreateGame("classic", AIS, seed=n), store.uow(), LEVELS).game.game_id
+           for n in range(60)}
+    recorders = [Recorder() for _ in range(4)]
+    start = threading.Barrier(len(recorders))
+
+    def race(recorder: Recorder) -> None:
+        start.wait()
+        while relay(store.uow(), recorder, limit=7):
+            pass
+
+    threads = [threading.Thread(target=race, args=(r,)) for r in recorders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    handed = [c[1] for r in recorders for c in r.calls]
+    assert sorted(handed) == sorted(ids) and _waiting(db) == 0
+
+
+def test_a_message_left_by_a_process_that_died_is_handed_over_by_another_relay(
+        store: Store, db: Engine) -> None:
+    """The committing process's relay never ran (it died after the commit): a relay
+    running elsewhere finds the message within 2 s."""
+    game_id = create_game(CreateGame("classic", AIS, seed=1), store.uow(),
+                          LEVELS).game.game_id  # (no relay here: outbox_written does nothing)
+    assert _waiting(db) == 1
+    elsewhere = Store(db)  # another process's
+    recorder = Recorder()
+    relay_thread = Relay(elsewhere.uow, recorder, elsewhere.outbox_wake()).start()
+    try:
+        assert _until(lambda: len(recorder.calls) == 1 and _waiting(db) == 0, 2.0)
+        assert recorder.calls[0][:2] == ("ai", game_id)
+    finally:
+        relay_thread.stop()
+        elsewhere.close()
+
+
+def test_the_sent_time_is_the_database_s(store: Store) -> None:
+    create_game(CreateGame("classic", AIS, seed=1), store.uow(), LEVELS)
+    with store.uow() as uow:
+        claimed = uow.outbox.claim(10)
+    assert len(claimed) == 1 and isinstance(claimed[0], TurnMessage)
+    sent = claimed[0].sent_at
+    assert isinstance(sent, datetime) and sent.tzinfo is not None
+
+
+# --- PostgreSQL: one leader, woken by the commit's notice ---------------------------------
+
+
+@pytest.fixture
+def pg_store(store: Store) -> Store:
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL only: SQLite's relays all relay, woken by their own commits")
+    return store
+
+
+def test_one_relay_leads_and_another_takes_over_when_it_goes(pg_store: Store) -> None:
+    first, second = pg_store.outbox_wake(), pg_store.outbox_wake()
+    assert isinstance(first, PostgresLead) and isinstance(second, PostgresLead)
+    try:
+        assert first.wait(0.1) is True and first.leading
+        assert second.wait(0.1) is False and not second.leading  # the lock is taken
+        first.close()  # its process died: the connection, and the lock, are gone
+        assert second.wait(0.1) is True and second.leading
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.parametrize("writes", ["a create", "a move", "the sweeper"])
+def test_the_leader_is_woken_by_another_process_s_commit(pg_store: Store, db: Engine,
+                                                        writes: str) -> None:
+    """Every way a message is written notifies the leader at commit: a wait for an hour
+    returns at once."""
+    wake = pg_store.outbox_wake()
+    other = Store(db)  # another process
+    try:
+        assert wake.wait(0.1) and wake.leading
+        created = create_game(CreateGame("classic", HUMANS, seed=2, turn_timeout_ms=1),
+                              other.uow(), LEVELS)
+        if writes == "a move":
+            relay(other.uow(), Recorder())
+            wake.wait(0.1)  # (the create's notice)
+            act(_first_move(other, created), other.uow())
+        elif writes == "the sweeper":
+            relay(other.uow(), Recorder())
+            wake.wait(0.1)
+            time.sleep(0.01)  # the 1 ms time limit is out
+            assert sweep(other.uow(), 0.0) == Sweep(0, 1)
+        started = time.monotonic()
+        assert wake.wait(3600.0)
+        assert time.monotonic() - started < 60  # woken by the notice, not the timeout
+    finally:
+        wake.close()
+        other.close()
