@@ -52,6 +52,13 @@ class QuotaExceeded(ServiceError):
     code = "quota_exceeded"
 
 
+class Unavailable(ServiceError):
+    """The database failed for a moment (a lost connection, a restart, a deadlock) and
+    kept failing through the store's retries: nothing was changed, try again."""
+
+    code = "unavailable"
+
+
 class TooManyStreams(ServiceError):
     """As many event streams or long polls are open as a game or a client may hold."""
 

@@ -15,7 +15,7 @@ from engine.errors import (
 )
 from services.errors import (
     BadKey, BadRequest, BadToken, GameNotFound, KeyNotFound, KeyRequired, KeyReused,
-    MissingScope, QuotaExceeded, ServiceError, StaleVersion, TooManyStreams,
+    MissingScope, QuotaExceeded, ServiceError, StaleVersion, TooManyStreams, Unavailable,
 )
 
 PROBLEM_JSON = "application/problem+json"
@@ -24,7 +24,7 @@ PROBLEM_JSON = "application/problem+json"
 STATUS: list[tuple[type[Exception], int]] = [
     (GameNotFound, 404), (KeyNotFound, 404), (BadToken, 401), (KeyRequired, 401),
     (BadKey, 401), (MissingScope, 403), (StaleVersion, 409), (KeyReused, 422),
-    (QuotaExceeded, 429), (TooManyStreams, 429),
+    (QuotaExceeded, 429), (TooManyStreams, 429), (Unavailable, 503),
     (BadRequest, 400),
     (InvalidRules, 400), (InvalidAction, 400),
     (AlreadyPassed, 409), (AlreadyOut, 409), (NotYourTurn, 409), (GameOver, 409),
@@ -51,4 +51,7 @@ def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Re
 def from_error(error: PresidentError | ServiceError) -> Response:
     status = next(s for kind, s in STATUS if isinstance(error, kind))
     title = type(error).__name__
-    return problem(status, error.code, title, error.message)
+    response = problem(status, error.code, title, error.message)
+    if isinstance(error, Unavailable):
+        response.headers["Retry-After"] = "1"
+    return response

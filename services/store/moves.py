@@ -7,6 +7,7 @@ transaction (``SqlGameRepository._move_in_transaction``). Details: docs/storage.
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from contextlib import AbstractContextManager
@@ -18,9 +19,11 @@ from prometheus_client import Histogram
 from sqlalchemy.engine.interfaces import DBAPICursor
 
 from services.domain import TurnMessage
+from services.errors import Unavailable
 from services.jsoncodec import dumps
 from services.store.feed import CHANNEL, Notice
 from services.store.outbox import OUTBOX_CHANNEL
+from services.store.transient import ATTEMPTS, BASE_S, is_disconnect, is_transient
 
 MOVES = f"""
 WITH asked AS (
@@ -127,6 +130,27 @@ def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
 ONE_MOVE_MAY_BE_AT_FAULT = (psycopg.IntegrityError, psycopg.DataError,
                             psycopg.errors.TransactionRollback)
 
+# The last log entry of each move asked about, as the log has it: after a lost connection,
+# whether the statement sent before committed.
+LOGGED = """
+SELECT actions.game_id, actions.action
+FROM json_to_recordset(%(asked)s::json) AS asked(game_id text, seq integer)
+JOIN actions ON actions.game_id = asked.game_id AND actions.seq = asked.seq
+"""
+
+
+def committed_before(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
+    """The games of ``moves`` whose move is in the log already: written by a statement
+    whose answer the lost connection took with it. (Only the seat to act writes a game's
+    next entry, so the same action at the same place is that move.)"""
+    if not moves:
+        return set()
+    cursor.execute(LOGGED, {"asked": dumps([{"game_id": m.game_id, "seq": m.version}
+                                            for m in moves])})
+    logged = dict(cursor.fetchall())
+    return {m.game_id for m in moves
+            if m.actions and logged.get(m.game_id) == m.actions[-1]["action"]}
+
 
 class _Waiter:
     """A move waiting in ``MoveBatches``, and what became of it."""
@@ -163,9 +187,11 @@ class MoveBatches:
 
     A batch whose statement the database refuses for what it holds (a constraint, a bad
     value, a deadlock) is written again one move at a time, so that a move that cannot be
-    written fails alone. A lost connection fails the whole batch: those moves may or may
-    not have committed, and written again they would be refused as stale, which would
-    be a lie; each caller gets the error instead, as it would alone."""
+    written fails alone. A transient error (``store.transient``: a lost connection, a
+    deadlock of a single move) is retried with backoff on another connection; after a
+    lost connection the statement may have committed, so a move the retry finds already
+    in the log counts as written, not as stale. Past the retries each caller gets
+    ``Unavailable``."""
 
     AT_MOST = 32
 
@@ -228,17 +254,30 @@ class MoveBatches:
         self._queue = left
         return batch
 
-    def _write(self, batch: list[_Waiter]) -> None:
+    def _write(self, batch: list[_Waiter], attempt: int = 0,
+               maybe_committed: bool = False) -> None:
+        moves = [w.move for w in batch]
         try:
             with self._cursor() as cursor:
-                moved = moves_in_one_statement(cursor, [w.move for w in batch])
+                moved = moves_in_one_statement(cursor, moves)
+                if maybe_committed:
+                    moved |= committed_before(cursor, [m for m in moves
+                                                       if m.game_id not in moved])
         except Exception as error:
-            if len(batch) == 1 or not isinstance(error, ONE_MOVE_MAY_BE_AT_FAULT):
-                for waiter in batch:
-                    waiter.error = error
+            if len(batch) > 1 and isinstance(error, ONE_MOVE_MAY_BE_AT_FAULT):
+                for waiter in batch:  # alone: only a move that cannot be written fails
+                    self._write([waiter], attempt, maybe_committed)
                 return
-            for waiter in batch:  # alone: only a move that cannot be written fails
-                self._write([waiter])
+            if is_transient(error) and attempt + 1 < ATTEMPTS:
+                time.sleep(random.uniform(0, BASE_S * 4 ** attempt))
+                self._write(batch, attempt + 1, maybe_committed or is_disconnect(error))
+                return
+            failure: BaseException = error
+            if is_transient(error):
+                failure = Unavailable(f"the database is unavailable (a move): {error}")
+                failure.__cause__ = error
+            for waiter in batch:
+                waiter.error = failure
             return
         for waiter in batch:
             waiter.moved = waiter.move.game_id in moved

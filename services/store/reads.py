@@ -25,6 +25,7 @@ from services.store.queries import (
 )
 from services.store.snapshots import json_value, load_stored
 from services.store.states import GameStates, Known, Seating, game_of
+from services.store.transient import is_disconnect, retried
 
 GAME_READS = Counter("president_game_reads_total",
                      "Games read, by where their state came from (memory: the change feed "
@@ -134,12 +135,20 @@ class GameReads:
             if cursor is None:
                 cursor = connection.info[_CURSOR] = connection.cursor()
             yield cursor
+        except Exception as error:
+            if is_disconnect(error):  # (a raw connection: the pool cannot tell by itself)
+                connection.invalidate()
+            raise
         finally:
             connection.close()
 
     def _run(self, query: Query, **values: Any) -> list[Any]:
-        with self.cursor() as cursor:
-            return query.rows(cursor, self.engine.dialect, **values)
+        """A read, again on another connection after a transient error."""
+        def attempt() -> list[Any]:
+            with self.cursor() as cursor:
+                return query.rows(cursor, self.engine.dialect, **values)
+
+        return retried(attempt, "a read")
 
     def get(self, game_id: str, at_least: int = 0) -> Game | None:
         """The game; ``at_least``: a version the caller knows it has reached (the one a

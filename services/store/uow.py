@@ -4,14 +4,19 @@ needs no more."""
 
 from __future__ import annotations
 
+import logging
 from types import TracebackType
 from typing import Callable
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from services.errors import Unavailable
 from services.store.moves import MoveBatches
 from services.store.reads import GameReads
 from services.store.repository import SqlGameRepository, SqlKeyRepository, SqlOutbox
+from services.store.transient import is_transient
+
+log = logging.getLogger(__name__)
 
 
 class SqlUnitOfWork:
@@ -45,9 +50,18 @@ class SqlUnitOfWork:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self.rollback()  # whatever was not committed explicitly is undone
-        if self._session is not None:
-            self._session.close()
+        """A transient database error leaves as ``Unavailable`` (503, nothing changed):
+        the caller, or its client, tries the whole unit of work again."""
+        try:
+            self.rollback()  # whatever was not committed explicitly is undone
+            if self._session is not None:
+                self._session.close()
+        except Exception as error:  # noqa: BLE001 - a dead connection cannot roll back
+            if exc is None:
+                raise
+            log.warning("rolling back after %s: %s", exc_type, error)
+        if exc is not None and is_transient(exc):
+            raise Unavailable(f"the database is unavailable: {exc}") from exc
 
     def commit(self) -> None:
         if self._session is not None:

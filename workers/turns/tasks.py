@@ -8,13 +8,14 @@ from __future__ import annotations
 import logging
 import random
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from celery import Celery, Task
 from sqlalchemy.exc import OperationalError
 
 from services.commands import Turn
-from services.handlers.turns import play_instead, sweep, take_ai_turn
+from services.errors import Unavailable
+from services.handlers.turns import play_instead, postpone, sweep, take_ai_turn
 from workers.rpc.client import AiError, UnknownEngine
 from workers.turns import embedded
 from workers.turns.runtime import TurnRuntime
@@ -46,6 +47,17 @@ def _once(build: Callable[[], TurnRuntime]) -> Callable[[], TurnRuntime]:
     return runtime
 
 
+def _retry(task: Task, turn: Turn, exc: Exception, pause_s: float, rt: TurnRuntime,
+           settings: TurnSettings) -> NoReturn:
+    """The retry of ``turn`` in ``pause_s``: due then (the sweeper waits for it), and
+    expiring as a new message would (not with the first attempt's expiry)."""
+    try:
+        postpone(turn, rt.uow(), pause_s)
+    except Exception as error:  # noqa: BLE001 - the database is down too: retry anyway
+        log.warning("AI turn %s: could not postpone it (%s)", turn, error)
+    raise task.retry(exc=exc, countdown=pause_s, expires=pause_s + settings.turn_expires_s)
+
+
 def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None:
     runtime = _once(lambda: build(app))  # once per worker process, on its first task
 
@@ -55,7 +67,7 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
         rt, turn = runtime(), Turn(game_id, seat, version)
         try:
             game = take_ai_turn(turn, rt.uow(), rt.decide, rt.fallback)
-        except (AiError, OperationalError) as exc:
+        except (AiError, OperationalError, Unavailable) as exc:
             attempt = self.request.retries
             if isinstance(exc, UnknownEngine) or (isinstance(exc, AiError)
                                                   and attempt >= self.max_retries):
@@ -63,7 +75,7 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
                 game = play_instead(turn, "ai_failed", rt.uow(), rt.fallback)
             else:
                 log.warning("AI turn %s, attempt %d: %s; retrying", turn, attempt + 1, exc)
-                raise self.retry(exc=exc, countdown=backoff(attempt, settings))
+                _retry(self, turn, exc, backoff(attempt, settings), rt, settings)
         return "played" if game is not None else "no longer this turn"
 
     @app.task(name="president.turn_timeout", shared=False)

@@ -17,19 +17,22 @@ from prometheus_client import REGISTRY
 from databases import PG_URL, fresh, pg_url
 from workers.ai import LEVELS
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
-from services.errors import StaleVersion
+from services.errors import StaleVersion, Unavailable
 from services.handlers.games import create_game, read_game
 from services.handlers.moves import act
 from services.views import GameView
 from services.store.db import make_engine
+from services.store import moves as moves_module
 from services.store.moves import Move, MoveBatches
+from services.store.transient import ATTEMPTS
 from services.store import Store
 from services.jsoncodec import loads
 
 
 def _move(game_id: str) -> Move:
     now = datetime.now(timezone.utc)
-    return Move(game_id, 0, 1, "active", 1, {}, 0, None, now, [], [], None, None)
+    played = [{"seq": 1, "round": 1, "seat": 0, "action": "3C"}]
+    return Move(game_id, 0, 1, "active", 1, {}, 0, None, now, played, [], None, None)
 
 
 class Scripted:
@@ -41,23 +44,33 @@ class Scripted:
         self.release = threading.Event()
         if not hold_first:
             self.release.set()
-        self._moved: list[tuple[str]] = []
+        self._moved: list[tuple[str, ...]] = []
+        self.logged: dict[str, str] = {}  # game: its last action in the log
 
     @contextmanager
     def cursor(self) -> Iterator[Scripted]:
         yield self
 
     def execute(self, statement: str, params: dict[str, Any]) -> None:
-        games = [row["game_id"] for row in loads(params["moves"])]
+        if "asked" in params:  # after a lost connection: what the log holds
+            self._moved = [(row["game_id"], self.logged[row["game_id"]])
+                           for row in loads(params["asked"]) if row["game_id"] in self.logged]
+            return
+        rows = loads(params["moves"])
+        games = [row["game_id"] for row in rows]
         self.statements.append(games)
         self.release.wait(10)
         if "bad" in games:
             raise UniqueViolation("refused")
         if "lost" in games:
             raise OperationalError("the connection is lost")
-        self._moved = [(g,) for g in games if not g.startswith("moved-on")]
+        if "ack-lost" in games and "ack-lost" not in self.logged:  # committed, then lost
+            self.logged["ack-lost"] = rows[games.index("ack-lost")]["actions"][-1]["action"]
+            raise OperationalError("the connection is lost")
+        self._moved = [(g,) for g in games if not g.startswith("moved-on")
+                       and g not in self.logged]  # (a game written moved on)
 
-    def fetchall(self) -> list[tuple[str]]:
+    def fetchall(self) -> list[tuple[str, ...]]:
         return self._moved
 
 
@@ -133,14 +146,26 @@ def test_a_move_that_cannot_be_written_fails_alone() -> None:
     assert batches.write(_move("d")) is True  # the queue goes on
 
 
-def test_a_lost_connection_fails_the_whole_batch_without_writing_it_again() -> None:
-    """Those moves may have committed: written again they would be refused as stale."""
+def test_a_lost_connection_is_retried_and_a_move_that_had_committed_counts_as_written(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The statement may have committed before the connection went: written again, such
+    a move would be refused as stale, which would be a lie; the log says it is there."""
+    monkeypatch.setattr(moves_module, "BASE_S", 0.0)
+    scripted = Scripted()
+    batches = MoveBatches(scripted.cursor)
+    assert batches.write(_move("ack-lost")) is True
+    assert scripted.statements == [["ack-lost"], ["ack-lost"]]
+
+
+def test_a_connection_lost_for_good_fails_the_batch_as_unavailable_after_the_retries(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(moves_module, "BASE_S", 0.0)
     scripted = Scripted(hold_first=True)
     batches = MoveBatches(scripted.cursor)
     outcomes = _held_then(batches, scripted, _move("a"), [_move("b"), _move("lost")])
-    assert scripted.statements == [["a"], ["b", "lost"]]
+    assert scripted.statements == [["a"]] + [["b", "lost"]] * ATTEMPTS
     assert outcomes["a"] is True
-    assert all(isinstance(outcomes[g], OperationalError) for g in ("b", "lost"))
+    assert all(isinstance(outcomes[g], Unavailable) for g in ("b", "lost"))
     assert batches.write(_move("d")) is True
 
 
