@@ -77,6 +77,10 @@ class GameRepository(Protocol):
         """Write ``waiting``'s turn to the outbox again, due now; False if the game has
         moved on."""
 
+    def postpone(self, waiting: Waiting, delay_s: float) -> bool:
+        """The turn is due again ``delay_s`` from now (a retry's pause): the sweeper
+        leaves it alone until then. False if the game has moved on."""
+
     def out_of_time(self, game_id: str) -> bool:
         """Whether the human seat to act has run past its time limit, by the database's
         clock (the one its deadline was written with)."""

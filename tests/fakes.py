@@ -137,6 +137,13 @@ class FakeRepository:
                                0.0), now)
         return True
 
+    def postpone(self, waiting: Waiting, delay_s: float) -> bool:
+        stored, due = self._db.games[waiting.game_id], self._db.now() + timedelta(seconds=delay_s)
+        if stored.game.version != waiting.version:
+            return False
+        self.pending.append(lambda: setattr(stored, "due_at", due))
+        return True
+
     def _waiting(self, kind: str | None) -> list[tuple[Waiting, _Stored]]:
         found = []
         for stored in sorted(self._db.games.values(), key=lambda s: s.updated_at):

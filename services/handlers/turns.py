@@ -15,7 +15,7 @@ from typing import Callable
 from engine import PASS, observe
 from engine.plays import Action
 from services.commands import Turn
-from services.domain import Game, PlayedFor
+from services.domain import Game, PlayedFor, Waiting
 from services.errors import StaleVersion
 from services.handlers.moves import apply_and_save
 from services.ports import Decide, Fallback, UnitOfWork
@@ -105,6 +105,17 @@ def sweep(uow: UnitOfWork, after_s: float) -> Sweep:
         uow.commit()
     ai_turns = sum(1 for w in stalled if w.engine is not None)
     return Sweep(ai_turns, len(stalled) - ai_turns)
+
+
+def postpone(turn: Turn, uow: UnitOfWork, delay_s: float) -> bool:
+    """The turn's task tries again in ``delay_s`` (its engine failed): the sweeper waits
+    for that attempt before it sends the turn again, so the retry stays the one live
+    copy. False if the game has moved on."""
+    with uow:
+        done = uow.games.postpone(Waiting(turn.game_id, turn.version, turn.seat, None),
+                                  delay_s)
+        uow.commit()
+    return done
 
 
 def _waiting_on(uow: UnitOfWork, turn: Turn, kind: str) -> Game | None:

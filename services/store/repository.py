@@ -246,16 +246,22 @@ class SqlGameRepository:
 
     def send_again(self, waiting: Waiting) -> bool:
         now = self._clock()
-        moved = self.session.connection().execute(
-            update(_table(GameRow)).where(GameRow.id == waiting.game_id,
-                                  GameRow.version == waiting.version,
-                                  GameRow.status == "active")
-            .values(turn_due_at=now))
-        if moved.rowcount != 1:
+        if not self._due_at(waiting, now):
             return False
         self._add_message(TurnMessage(waiting.game_id, waiting.version, waiting.seat,
                                       waiting.engine, 0.0), now)
         return True
+
+    def postpone(self, waiting: Waiting, delay_s: float) -> bool:
+        return self._due_at(waiting, self._clock() + timedelta(seconds=delay_s))
+
+    def _due_at(self, waiting: Waiting, due: Moment) -> bool:
+        moved = self.session.connection().execute(
+            update(_table(GameRow)).where(GameRow.id == waiting.game_id,
+                                          GameRow.version == waiting.version,
+                                          GameRow.status == "active")
+            .values(turn_due_at=due))
+        return bool(moved.rowcount == 1)
 
     def _waiting_query(self, kind: str | None) -> Select[str, int, int, str | None]:  # Waiting
         query = (select(GameRow.id, GameRow.version, GameRow.to_act, SeatRow.engine)

@@ -21,7 +21,7 @@ from services.handlers.events import events_after
 from services.handlers.games import create_game, read_game
 from services.views import CreatedGame
 from bootstrap import FALLBACK, decide_here
-from services.handlers.turns import Sweep, play_instead, sweep, take_ai_turn
+from services.handlers.turns import Sweep, play_instead, postpone, sweep, take_ai_turn
 from services.inline import InlineScheduler
 from services.ports import UnitOfWork
 from services.store import Store
@@ -406,6 +406,20 @@ def test_sweep_resends_stalled_turns_once_each_never_finished_games_nor_unlimite
     seat = recent.game.view.to_act
     assert recorder.calls == [("ai", recent.game.game_id, seat, 0, LEVELS[seat], 0.0)]
     assert sweep(uow_factory(), 30.0) == Sweep(0, 0)
+
+
+def test_a_turn_whose_task_retries_is_left_alone_by_the_sweeper_until_the_retry_is_due(
+        uow_factory: UowFactory, db: Engine) -> None:
+    """The retry is the turn's one live copy: it pushes the turn's due time to itself."""
+    created = _create(uow_factory, tuple(SeatSpec("ai", "easy") for _ in range(4)), 8)
+    game_id, seat = created.game.game_id, created.game.view.to_act
+    now = datetime.now(timezone.utc)
+    set_last_move(db, game_id, now - timedelta(hours=1))
+    assert postpone(Turn(game_id, seat, 0), uow_factory(), 60.0)
+    assert sweep(uow_factory(), 30.0) == Sweep(0, 0)
+    assert not postpone(Turn(game_id, seat, 5), uow_factory(), 60.0)  # not where it is
+    set_last_move(db, game_id, now - timedelta(hours=3))  # 2 h on: the retry is long past
+    assert sweep(uow_factory(), 30.0) == Sweep(1, 0)
 
 
 def test_sweep_follows_the_game_after_a_move(uow_factory: UowFactory, db: Engine) -> None:
