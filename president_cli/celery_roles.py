@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 
@@ -26,6 +27,11 @@ def celery_app() -> Any:
 
 
 def _celery_worker(args: argparse.Namespace) -> int:
+    """The worker's exit code; 1 whenever it ended without being asked to (an
+    "Unrecoverable error" in Celery's consumer, which ``worker_main`` would end with 0),
+    so that a supervisor restarting failed processes restarts it."""
+    from celery.signals import worker_shutting_down
+
     from workers.turns import embedded
     from workers.turns.app import QUEUES
 
@@ -38,8 +44,13 @@ def _celery_worker(args: argparse.Namespace) -> int:
     if embedded.is_embedded(app.conf.broker_url):  # no broadcast on a SQL table
         argv += ["--without-heartbeat"]
         app.conf.worker_enable_remote_control = False
-    app.worker_main(argv)
-    return 0
+    asked: list[str] = []
+    worker_shutting_down.connect(lambda sig, **_: asked.append(str(sig)), weak=False)
+    code = int(app.start(argv) or 0)
+    if not asked:
+        print("president celery-worker: the worker stopped unasked", file=sys.stderr)
+        return code or 1
+    return code
 
 
 def _celery_beat(args: argparse.Namespace) -> int:
