@@ -11,6 +11,7 @@ from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
 from config.settings import defaulted
+from services.api import draining
 from services.api.auth import Keys, bearer_token
 from services.api.streams import Slots
 from services.api.render import (
@@ -152,7 +153,7 @@ def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
         give_back = _slot(game_id)
         try:
             events, last = wait_for_events(game_id, token, query_data.after, query_data.wait,
-                                           _services().reads, caller)
+                                           _services().reads, caller, draining.stopping.is_set)
         finally:
             give_back()
     return {"events": [event_json(e) for e in events], "last": last}
@@ -175,11 +176,13 @@ def stream_events(game_id: str) -> Response:
 
     def stream() -> Iterator[str]:
         seen, quiet_since, ends = after, time.monotonic(), time.monotonic() + lifetime_s
-        while time.monotonic() < ends:  # then the client resumes with Last-Event-ID
+        # Until its lifetime is out, or the process stops: then the client resumes with
+        # Last-Event-ID (an EventSource does by itself), elsewhere.
+        while time.monotonic() < ends and not draining.stopping.is_set():
             events, last = wait_for_events(
                 game_id, token, seen,
                 min(HEARTBEAT_S - (time.monotonic() - quiet_since), ends - time.monotonic()),
-                reads, caller)
+                reads, caller, draining.stopping.is_set)
             for e in events:
                 data = event_json(e)
                 yield f"id: {e.seq}\nevent: {data['type']}\ndata: {json.dumps(data)}\n\n"

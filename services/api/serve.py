@@ -17,6 +17,7 @@ from gunicorn.util import import_app
 
 from config.logs import logging_config
 from config.settings import setting
+from services.api.draining import drain_on_sigterm
 
 # How the API is served: what deploy/ runs (a test checks), ``president api``'s defaults and
 # what ``president bench api`` measures by default. A move spends most of its time waiting
@@ -36,6 +37,13 @@ def out_of_the_collectors_sight(worker: Any = None) -> None:
     (docs/performance.md)."""
     gc.collect()
     gc.freeze()
+
+
+def worker_ready(worker: Any = None) -> None:
+    """gunicorn's ``post_worker_init``: the collector told to look away, and SIGTERM
+    ending event streams and long polls (``draining``)."""
+    out_of_the_collectors_sight(worker)
+    drain_on_sigterm(worker)
 
 
 class _Gunicorn(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped: an Any base
@@ -63,7 +71,7 @@ def options(host: str, port: int, workers: int, worker_class: str,
     return {"bind": bind, "workers": workers, "worker_class": worker_class,
             **threads_option, "accesslog": "-", "timeout": 60, "graceful_timeout": 30,
             "logconfig_dict": logging_config(),
-            "post_worker_init": out_of_the_collectors_sight}
+            "post_worker_init": worker_ready}
 
 
 def run(app: str, host: str, port: int, workers: int, worker_class: str, threads: int) -> int:

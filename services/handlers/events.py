@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 from engine import Event, RoundStarted, redact
 from services.domain import ANONYMOUS, Caller, PlayedFor
@@ -23,18 +24,24 @@ def events_after(game_id: str, token: str | None, after: int, reads: Reads,
     return [_seen(seq, version, event, seat) for seq, version, event in rows], last
 
 
+GIVE_UP_CHECK_S = 1.0  # how often a wait asks ``give_up``
+
+
 def wait_for_events(game_id: str, token: str | None, after: int, wait_s: float,
-                    reads: Reads, caller: Caller = ANONYMOUS) -> tuple[list[EventView], int]:
+                    reads: Reads, caller: Caller = ANONYMOUS,
+                    give_up: Callable[[], bool] = lambda: False
+                    ) -> tuple[list[EventView], int]:
     """``events_after``, waiting up to ``wait_s`` seconds for one if there is none yet
-    (long polling): woken by the next move of the game."""
+    (long polling): woken by the next move of the game, and answering what it has as
+    soon as ``give_up()`` (the process is stopping)."""
     deadline = time.monotonic() + wait_s
     while True:
         with reads.watching(game_id) as wait:
             events, last = events_after(game_id, token, after, reads, caller=caller)
             left = deadline - time.monotonic()
-            if events or left <= 0:
+            if events or left <= 0 or give_up():
                 return events, last
-            wait(left)
+            wait(min(left, GIVE_UP_CHECK_S))
 
 
 def series_over(game_id: str, reads: Reads) -> bool:
