@@ -37,12 +37,13 @@ def make_celery(settings: TurnSettings | None = None,
     app = Celery("president", broker=settings.broker_url, set_as_current=False)
     app.conf.update(
         task_serializer="json", accept_content=["json"], task_ignore_result=True,
-        # A task is acknowledged once done, not once received: on Redis a worker killed
-        # mid-turn leaves it to be delivered again (after the visibility timeout). The
-        # embedded SQL transport keeps no unacknowledged copy: there, and sooner on Redis,
-        # the sweeper is what sends a lost turn again. A turn played meanwhile makes
-        # either a no-op.
-        task_acks_late=True, task_reject_on_worker_lost=True, worker_prefetch_multiplier=1,
+        # A task is acknowledged once received: a turn lost with its worker (killed
+        # mid-turn, or holding it when the broker restarted) is sent again by the sweeper
+        # within seconds (docs/pipeline.md). Late acknowledgements gave nothing more (Redis
+        # hands an unacknowledged message out again only after its visibility timeout, an
+        # hour), and when Redis restarted, acknowledging a finished turn over the channel
+        # kombu had let go of raised AttributeError out of the worker's loop: it ended.
+        task_acks_late=False, worker_prefetch_multiplier=1,
         task_default_queue=MAINTENANCE_QUEUE,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,  # the process's logging setup stands
@@ -51,8 +52,22 @@ def make_celery(settings: TurnSettings | None = None,
     )
     if embedded.is_embedded(settings.broker_url):
         embedded.set_polling_interval(settings.broker_poll_s)
+    _no_restore_at_reconnect()
     tasks.register(app, settings, runtime)
     return app
+
+
+def _no_restore_at_reconnect() -> None:
+    """Redis: a worker whose connection breaks puts the messages it holds unacknowledged
+    back in their queues as it closes the channel, over a connection kombu has already
+    let go of; when the broker itself restarted, that raised AttributeError ("'NoneType'
+    object has no attribute 'hostname'") out of Celery's reconnect, and the worker ended.
+    Nothing here needs those messages: the outbox and the sweeper send a turn whose
+    message was lost, and a copy sent twice plays nothing (and Redis still hands an
+    unacknowledged message out again after its visibility timeout)."""
+    from kombu.transport import redis
+
+    redis.QoS.restore_at_shutdown = False
 
 
 def _beat_schedule(settings: TurnSettings) -> dict[str, dict[str, object]]:

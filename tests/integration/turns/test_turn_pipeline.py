@@ -179,13 +179,15 @@ def test_each_built_in_level_has_its_queue_and_bots_share_one() -> None:
     assert MAINTENANCE_QUEUE not in {queue_for(level) for level in LEVELS}
 
 
-def test_make_celery_registers_the_tasks_with_late_acks_and_a_sweep() -> None:
+def test_make_celery_registers_the_tasks_acknowledged_on_receipt_and_a_sweep() -> None:
     settings = TurnSettings.from_env({}, broker_url="memory://", ai_retries=3, sweep_every_s=7.0)
     app = make_celery(settings)
     assert set(TASKS) <= set(app.tasks)
     assert app.tasks["president.ai_turn"].max_retries == 3
     conf = app.conf
-    assert conf.task_acks_late is True and conf.task_reject_on_worker_lost is True
+    assert conf.task_acks_late is False  # a turn lost with its worker: the sweeper's
+    from kombu.transport import redis
+    assert redis.QoS.restore_at_shutdown is False  # (nothing to put back at a reconnect)
     assert conf.worker_prefetch_multiplier == 1
     assert conf.task_default_queue == MAINTENANCE_QUEUE
     assert conf.task_serializer == "json"
