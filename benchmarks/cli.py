@@ -1,4 +1,4 @@
-"""``president bench engine|ai|api|pipeline``: the ``bench`` command's parser, which
+"""``president bench engine|ai|api|memory|pipeline|chaos|soak``: the ``bench`` command's parser, which
 ``president_cli.main`` adds to its own. Each benchmark's module is imported when it runs."""
 
 from __future__ import annotations
@@ -54,6 +54,21 @@ def _pipeline(args: argparse.Namespace) -> int:
     report = bench_pipeline(args.database_url, args.redis_url, games=args.games,
                             rounds=args.rounds, load_games=args.load_games)
     return _print(report, args.json, format_pipeline)
+
+
+def _chaos(args: argparse.Namespace) -> int:
+    from benchmarks.chaos import FAULTS, bench_chaos, format_chaos
+
+    faults = tuple(args.faults.split(",")) if args.faults else FAULTS
+    report = bench_chaos(clients=args.clients, settle_s=args.settle, faults=faults)
+    return _print(report, args.json, format_chaos)
+
+
+def _soak(args: argparse.Namespace) -> int:
+    from benchmarks.soak import bench_soak, format_soak
+
+    report = bench_soak(minutes=args.minutes, clients=args.clients, warm_up_s=args.warm_up)
+    return _print(report, args.json, format_soak)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -116,3 +131,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pipe.add_argument("--load-games", type=int, default=16, help="games at once, throughput")
     pipe.add_argument("--json", action="store_true", help="print JSON")
     pipe.set_defaults(func=_pipeline)
+
+    chaos = bench_sub.add_parser("chaos", help="one fault at a time under load: what each "
+                                 "cost the games (a PostgreSQL and a Redis of its own)")
+    chaos.add_argument("--clients", type=int, default=40, help="players at once")
+    chaos.add_argument("--settle", type=float, default=10.0,
+                       help="seconds after each fault before the next")
+    chaos.add_argument("--faults", help="comma-separated; default: every fault")
+    chaos.add_argument("--json", action="store_true", help="print JSON")
+    chaos.set_defaults(func=_chaos)
+
+    soak = bench_sub.add_parser("soak", help="steady load for minutes: memory and p99 "
+                                "latency over time (the chaos benchmark's cluster)")
+    soak.add_argument("--minutes", type=float, default=10.0, help="how long, warm-up after")
+    soak.add_argument("--clients", type=int, default=40, help="players at once")
+    soak.add_argument("--warm-up", type=float, default=60.0, help="seconds before measuring")
+    soak.add_argument("--json", action="store_true", help="print JSON")
+    soak.set_defaults(func=_soak)

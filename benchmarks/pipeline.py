@@ -22,6 +22,7 @@ from sqlalchemy import select
 
 import bootstrap
 from benchmarks.cluster import Backend, Cluster
+from benchmarks.load import percentile
 from services.commands import CreateGame, SeatSpec
 from services.container import Container
 from services.handlers.games import create_game
@@ -76,11 +77,6 @@ def _turn_times_ms(store: Store, ids: list[str]) -> list[float]:
     return times
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def _cluster(backend: Backend, workdir: Path, workers: int) -> Cluster:
     workdir = workdir / f"{backend.name}-{workers}-{time.monotonic_ns()}"
     workdir.mkdir()
@@ -111,7 +107,7 @@ def turn_latency(backend: Backend, workdir: Path, games: int, rounds: int) -> di
         cluster.close()
         store.close()
     return {"easy_turn_p50_ms": round(statistics.median(times), 2),
-            "easy_turn_p95_ms": round(_percentile(times, 0.95), 2), "turns": len(times)}
+            "easy_turn_p95_ms": round(percentile(times, 0.95), 2), "turns": len(times)}
 
 
 def throughput(backend: Backend, workdir: Path, workers: int, games: int,

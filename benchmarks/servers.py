@@ -1,0 +1,160 @@
+"""A PostgreSQL and a Redis server of the caller's own, on free ports, to restart and to
+freeze at will (the chaos benchmark and tests): the machine's shared servers must never
+be hurt by them.
+
+``restart()`` stops a server the hard way (PostgreSQL: fast shutdown, every session
+dropped; Redis: ``SHUTDOWN NOSAVE``, every queue lost) and starts it again on the same
+port. ``frozen()`` stops every process of the server (SIGSTOP) for a while: what clients
+see of a network partition, connections that neither answer nor close.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from benchmarks.ports import free_port
+
+POSTGRES_USER = "postgres"  # PostgreSQL refuses to run as root: then it runs as this user
+
+
+def _run_as(user: str | None) -> list[str]:
+    return ["runuser", "-u", user, "--"] if user else []
+
+
+def processes(parent: int | None = None, group: int | None = None) -> list[int]:
+    """The processes whose parent is ``parent`` (PostgreSQL's backends), or whose process
+    group is ``group`` (a server and the workers it started), from /proc (Linux)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # (gone meanwhile)
+            if int(fields[1]) == parent or int(fields[2]) == group:
+                found.append(int(entry.name))
+    return sorted(found)
+
+
+class PrivatePostgres:
+    def __init__(self, workdir: Path) -> None:
+        self.data = workdir / "pgdata"
+        self.port = free_port()
+        self.user = POSTGRES_USER if os.geteuid() == 0 else None
+        if self.data.exists():
+            shutil.rmtree(self.data)
+        self.data.mkdir(parents=True)
+        if self.user:
+            shutil.chown(self.data, self.user, self.user)
+            shutil.chown(workdir, self.user)  # (the log file goes beside the data)
+        subprocess.run([*_run_as(self.user), "initdb", "-D", str(self.data), "-U", "postgres",
+                        "--auth=trust", "--no-sync"], check=True, capture_output=True)
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _ctl(self, *args: str) -> None:
+        options = (f"-p {self.port} -c listen_addresses=127.0.0.1 -c fsync=off "
+                   "-c max_connections=200 -c unix_socket_directories=")
+        subprocess.run([*_run_as(self.user), "pg_ctl", "-D", str(self.data), "-w", "-t", "30",
+                        "-l", str(self.data.parent / "postgres.log"), "-o", options, *args],
+                       check=True, capture_output=True)
+
+    def start(self) -> None:
+        self._ctl("start")
+
+    def restart(self) -> None:
+        """Every session dropped, then the server back on the same port."""
+        self._ctl("restart", "-m", "fast")
+
+    def _postmaster(self) -> int:
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
+    @contextmanager
+    def frozen(self) -> Iterator[None]:
+        pids = [self._postmaster(), *processes(parent=self._postmaster())]
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            for pid in pids:
+                os.kill(pid, signal.SIGCONT)
+
+    def close(self) -> None:
+        try:
+            self._ctl("stop", "-m", "immediate")
+        except subprocess.CalledProcessError:
+            pass
+
+
+class PrivateRedis:
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        log = (self.workdir / "redis.log").open("ab")
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"], stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        deadline = time.monotonic() + 10
+        while b"PONG" not in self._cli("PING"):
+            if time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not come up")
+            time.sleep(0.05)
+
+    def _cli(self, *command: str) -> bytes:
+        return subprocess.run(["redis-cli", "-p", str(self.port), *command],
+                              capture_output=True).stdout
+
+    def restart(self) -> None:
+        """Every queue lost (nothing is kept on disk), then the server back."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(10)
+        self.start()
+
+    @contextmanager
+    def frozen(self) -> Iterator[None]:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            self.process.send_signal(signal.SIGCONT)
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+
+def can_run_postgres() -> bool:
+    """initdb and pg_ctl are installed, and (as root) there is a user to run them as."""
+    if shutil.which("initdb") is None or shutil.which("pg_ctl") is None:
+        return False
+    if os.geteuid() != 0:
+        return True
+    try:
+        pwd.getpwnam(POSTGRES_USER)
+    except KeyError:
+        return False
+    return shutil.which("runuser") is not None

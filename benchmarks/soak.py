@@ -1,0 +1,74 @@
+"""``president bench soak``: the chaos benchmark's cluster under steady load, no fault,
+for ``minutes`` after a warm-up: the resident memory of every process of the cluster at
+the end of the warm-up and at the end (its growth in %), and the p99 latency of the
+clients' requests, minute by minute (the last minute's against the first's)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.chaos import Chaos
+from benchmarks.load import percentile, rss_mb
+from benchmarks.servers import processes
+
+
+def _memory(chaos: Chaos) -> dict[str, float]:
+    sizes = {}
+    for proc in chaos.cluster.procs:
+        if proc.popen.poll() is None:
+            for pid in processes(group=proc.popen.pid):
+                try:
+                    sizes[f"{proc.name}/{pid}"] = rss_mb(pid)
+                except OSError:
+                    pass  # (gone meanwhile)
+    return sizes
+
+
+def bench_soak(minutes: float = 10.0, clients: int = 40, warm_up_s: float = 60.0
+               ) -> dict[str, Any]:
+    workdir = Path(tempfile.mkdtemp(prefix="president-soak-"))
+    chaos = Chaos(workdir, clients)
+    try:
+        time.sleep(warm_up_s)
+        started, before = time.monotonic(), _memory(chaos)
+        time.sleep(minutes * 60)
+        after = _memory(chaos)
+        ended = time.monotonic()
+        ledger = chaos.ledger
+        chaos.finish()
+    finally:
+        chaos.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+    growth = {name: round(100 * (after[name] - mb) / mb, 1)
+              for name, mb in before.items() if name in after and mb}
+    per_minute = []
+    for minute in range(max(1, int(minutes))):
+        low, high = started + 60 * minute, min(ended, started + 60 * (minute + 1))
+        latencies = [s for at, s in ledger.latencies if low <= at < high]
+        per_minute.append(round(percentile(latencies, 0.99) * 1000, 1))
+    return {"minutes": minutes, "clients": clients, "warm_up_s": warm_up_s,
+            "rss_mb_after_warm_up": {k: round(v, 1) for k, v in before.items()},
+            "rss_mb_at_end": {k: round(v, 1) for k, v in after.items()},
+            "rss_growth_pct": growth,
+            "rss_growth_pct_max": max(growth.values(), default=0.0),
+            "p99_ms_per_minute": per_minute,
+            "p99_last_vs_first_pct": round(100 * (per_minute[-1] - per_minute[0])
+                                           / per_minute[0], 1) if per_minute[0] else None,
+            "requests": len(ledger.latencies), "games": len(ledger.games),
+            "client_failures": ledger.failures}
+
+
+def format_soak(report: dict[str, Any]) -> str:
+    lines = [f"{report['minutes']} min, {report['clients']} clients, {report['games']} games,"
+             f" {report['requests']} requests",
+             f"p99 per minute (ms): {report['p99_ms_per_minute']} "
+             f"(last vs first: {report['p99_last_vs_first_pct']} %)",
+             f"{'process':<28}{'MB after warm-up':>18}{'MB at end':>11}{'growth %':>10}"]
+    for name, growth in report["rss_growth_pct"].items():
+        lines.append(f"{name:<28}{report['rss_mb_after_warm_up'][name]:>18}"
+                     f"{report['rss_mb_at_end'][name]:>11}{growth:>10}")
+    return "\n".join(lines)
