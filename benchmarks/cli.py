@@ -1,5 +1,5 @@
-"""``president bench engine|ai|api|memory|pipeline|chaos|soak``: the ``bench`` command's parser, which
-``president_cli.main`` adds to its own. Each benchmark's module is imported when it runs."""
+"""``president bench engine|ai|api|memory|pipeline|chaos|soak``: the ``bench`` parser,
+which ``president_cli.main`` adds to its own. Each benchmark's module is imported when it runs."""
 
 from __future__ import annotations
 
