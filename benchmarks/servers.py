@@ -44,6 +44,22 @@ def processes(parent: int | None = None, group: int | None = None) -> list[int]:
     return sorted(found)
 
 
+def cpu_s(leader: int, members: list[int]) -> float:
+    """CPU seconds (user + system) used by ``members`` so far, and by the children
+    ``leader`` has reaped (PostgreSQL's backends that ended, a pool's recycled workers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in {leader, *members}:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # (gone meanwhile)
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+        if pid == leader:
+            total += int(fields[13]) + int(fields[14])  # cutime, cstime
+    return total / tick
+
+
 class PrivatePostgres:
     def __init__(self, workdir: Path) -> None:
         self.data = workdir / "pgdata"
@@ -79,6 +95,10 @@ class PrivatePostgres:
 
     def _postmaster(self) -> int:
         return int((self.data / "postmaster.pid").read_text().split()[0])
+
+    def cpu_s(self) -> float:
+        postmaster = self._postmaster()
+        return cpu_s(postmaster, processes(parent=postmaster))
 
     @contextmanager
     def frozen(self) -> Iterator[None]:
@@ -131,6 +151,10 @@ class PrivateRedis:
         self.process.kill()
         self.process.wait(10)
         self.start()
+
+    def cpu_s(self) -> float:
+        assert self.process is not None
+        return cpu_s(self.process.pid, [])
 
     @contextmanager
     def frozen(self) -> Iterator[None]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from benchmarks.chaos import Chaos
 from benchmarks.load import percentile, rss_mb
-from benchmarks.servers import processes
+from benchmarks.servers import cpu_s, processes
 
 
 def _memory(chaos: Chaos) -> dict[str, float]:
@@ -28,6 +28,29 @@ def _memory(chaos: Chaos) -> dict[str, float]:
     return sizes
 
 
+def _cpu(chaos: Chaos) -> dict[str, float]:
+    """CPU seconds so far by kind of process: api, celery, grpc, beat, and the servers."""
+    used = {"postgres": chaos.postgres.cpu_s(), "redis": chaos.redis.cpu_s()}
+    for proc in chaos.cluster.procs:
+        if proc.popen.poll() is None:
+            kind = proc.name.split("-")[0]
+            group = processes(group=proc.popen.pid)
+            used[kind] = used.get(kind, 0.0) + cpu_s(proc.popen.pid, group)
+    return used
+
+
+def _moves(chaos: Chaos) -> int:
+    from sqlalchemy import create_engine, func, select
+
+    from services.store.models import ActionRow
+
+    engine = create_engine(chaos.postgres.url.replace("postgresql://", "postgresql+psycopg://"))
+    with engine.connect() as connection:
+        count = connection.scalar(select(func.count()).select_from(ActionRow))
+    engine.dispose()
+    return int(count or 0)
+
+
 def bench_soak(minutes: float = 10.0, clients: int = 40, warm_up_s: float = 60.0
                ) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="president-soak-"))
@@ -35,8 +58,10 @@ def bench_soak(minutes: float = 10.0, clients: int = 40, warm_up_s: float = 60.0
     try:
         time.sleep(warm_up_s)
         started, before = time.monotonic(), _memory(chaos)
+        cpu_before, moves_before = _cpu(chaos), _moves(chaos)
         time.sleep(minutes * 60)
         after = _memory(chaos)
+        cpu_after, moves = _cpu(chaos), _moves(chaos) - moves_before
         ended = time.monotonic()
         ledger = chaos.ledger
         chaos.finish()
@@ -58,13 +83,19 @@ def bench_soak(minutes: float = 10.0, clients: int = 40, warm_up_s: float = 60.0
             "p99_ms_per_minute": per_minute,
             "p99_last_vs_first_pct": round(100 * (per_minute[-1] - per_minute[0])
                                            / per_minute[0], 1) if per_minute[0] else None,
+            "moves": moves, "moves_per_s": round(moves / (ended - started), 1),
+            # what a move costs each kind of process (AI moves included: 3 of 4 here)
+            "cpu_ms_per_move": {kind: round(1000 * (cpu_after[kind] - used) / moves, 3)
+                                for kind, used in cpu_before.items()
+                                if kind in cpu_after and moves},
             "requests": len(ledger.latencies), "games": len(ledger.games),
             "client_failures": ledger.failures}
 
 
 def format_soak(report: dict[str, Any]) -> str:
     lines = [f"{report['minutes']} min, {report['clients']} clients, {report['games']} games,"
-             f" {report['requests']} requests",
+             f" {report['requests']} requests, {report['moves_per_s']} moves/s",
+             f"CPU ms per move: {report['cpu_ms_per_move']}",
              f"p99 per minute (ms): {report['p99_ms_per_minute']} "
              f"(last vs first: {report['p99_last_vs_first_pct']} %)",
              f"{'process':<28}{'MB after warm-up':>18}{'MB at end':>11}{'growth %':>10}"]

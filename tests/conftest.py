@@ -2,13 +2,14 @@
 "prepend" import mode), so every test folder can import the shared modules here
 (``fakes``, ``positions``, ``databases``, ...).
 
-Three layers, one folder each, marked by the folder they are in (``-m unit``):
+Four layers, one folder each, marked by the folder they are in (``-m unit``):
 - ``unit/``: no database, no network, no process of the system (the engine, the AI
   levels, conversions, the handlers on ``fakes``);
 - ``integration/``: a real database (SQLite, and PostgreSQL when
   ``PRESIDENT_TEST_DATABASE_URL`` is set), the HTTP app in process, a gRPC server in
   process, Celery tasks run eagerly;
-- ``e2e/``: the system as real processes, and the play page in Chromium.
+- ``e2e/``: the system as real processes, and the play page in Chromium;
+- ``chaos/``: the system as real processes on servers of its own, one fault at a time.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-LAYERS = ("unit", "integration", "e2e")
+LAYERS = ("unit", "integration", "e2e", "chaos")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -26,5 +27,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         layer = item.path.resolve().relative_to(TESTS).parts[0]
         if layer not in LAYERS:
             raise pytest.UsageError(f"{item.nodeid}: a test lives in tests/unit, "
-                                    "tests/integration or tests/e2e")
+                                    "tests/integration, tests/e2e or tests/chaos")
         item.add_marker(layer)
