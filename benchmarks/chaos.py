@@ -66,7 +66,7 @@ class Chaos:
 
     def __init__(self, workdir: Path, clients: int) -> None:
         self.workdir = workdir
-        self.postgres = PrivatePostgres(workdir)
+        self.postgres = PrivatePostgres()
         self.redis = PrivateRedis(workdir)
         from services.store.db import make_engine, upgrade
 

@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from services.api.serve import out_of_the_collectors_sight
+from services.api.serve import worker_ready
 
 
 def post_worker_init(worker: Any) -> None:
-    out_of_the_collectors_sight(worker)
+    worker_ready(worker)
     Path(os.environ["PRESIDENT_BENCH_READY_DIR"], str(worker.pid)).touch()

@@ -81,7 +81,7 @@ class Player:
             started = time.monotonic()
             try:
                 reply = self.http.request(method, f"{url}{path}", timeout=30, **kwargs)
-            except (requests.ConnectionError, requests.Timeout):
+            except requests.RequestException:  # refused, timed out, cut off mid-answer
                 reply = None
             now = time.monotonic()
             self.ledger.latencies.append((now, now - started))

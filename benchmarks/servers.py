@@ -15,6 +15,7 @@ import pwd
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -61,16 +62,17 @@ def cpu_s(leader: int, members: list[int]) -> float:
 
 
 class PrivatePostgres:
-    def __init__(self, workdir: Path) -> None:
-        self.data = workdir / "pgdata"
+    def __init__(self) -> None:
+        # A folder of its own where its user can reach it (pytest's, under a root-only
+        # folder, would not do), the log beside the data; ``close`` removes both.
+        self.home = Path(tempfile.mkdtemp(prefix="president-pg-"))
+        self.data = self.home / "data"
+        self.data.mkdir()
         self.port = free_port()
         self.user = POSTGRES_USER if os.geteuid() == 0 else None
-        if self.data.exists():
-            shutil.rmtree(self.data)
-        self.data.mkdir(parents=True)
         if self.user:
-            shutil.chown(self.data, self.user, self.user)
-            shutil.chown(workdir, self.user)  # (the log file goes beside the data)
+            for path in (self.home, self.data):
+                shutil.chown(path, self.user, self.user)
         subprocess.run([*_run_as(self.user), "initdb", "-D", str(self.data), "-U", "postgres",
                         "--auth=trust", "--no-sync"], check=True, capture_output=True)
         self.start()
@@ -83,7 +85,7 @@ class PrivatePostgres:
         options = (f"-p {self.port} -c listen_addresses=127.0.0.1 -c fsync=off "
                    "-c max_connections=200 -c unix_socket_directories=")
         subprocess.run([*_run_as(self.user), "pg_ctl", "-D", str(self.data), "-w", "-t", "30",
-                        "-l", str(self.data.parent / "postgres.log"), "-o", options, *args],
+                        "-l", str(self.home / "postgres.log"), "-o", options, *args],
                        check=True, capture_output=True)
 
     def start(self) -> None:
@@ -116,6 +118,7 @@ class PrivatePostgres:
             self._ctl("stop", "-m", "immediate")
         except subprocess.CalledProcessError:
             pass
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
 class PrivateRedis:

@@ -121,21 +121,25 @@ def test_the_api_master_imports_no_database_driver() -> None:
 def test_api_workers_freeze_what_they_loaded_and_the_bench_does_the_same_to_both_apps(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import gc
+    import signal
 
     from benchmarks import gunicorn_hooks
-    from services.api.serve import options, out_of_the_collectors_sight
+    from services.api.serve import options, worker_ready
 
     deployed = options("127.0.0.1", 8000, 2, "gevent", 8)
     assert deployed["worker_class"] == "gevent" and "threads" not in deployed
-    assert deployed["post_worker_init"] is out_of_the_collectors_sight
+    assert deployed["post_worker_init"] is worker_ready
     assert options("127.0.0.1", 8000, 2, "gthread", 8)["threads"] == 8
     monkeypatch.setenv("PRESIDENT_BENCH_READY_DIR", str(tmp_path))
+    handler = signal.getsignal(signal.SIGTERM)  # (the hook chains its own before it)
     try:
         gc.unfreeze()
         gunicorn_hooks.post_worker_init(type("Worker", (), {"pid": 4242})())
         assert gc.get_freeze_count() > 0  # the objects alive then are left out of collections
+        assert signal.getsignal(signal.SIGTERM) is not handler  # streams end on SIGTERM
     finally:
         gc.unfreeze()
+        signal.signal(signal.SIGTERM, handler)
     assert (tmp_path / "4242").exists()  # and the worker said it was ready
 
 
