@@ -21,7 +21,9 @@ from typing import Any, Callable
 log = logging.getLogger(__name__)
 
 OUTBOX_CHANNEL = "president_outbox"
-LEAD_LOCK = 0x70726573_6f757462  # the advisory lock's key ("presoutb")
+# The advisory lock of the lead: this class, and the schema's name hashed (a lock is the
+# database's: deployments in two schemas of one database each have their own leader).
+LEAD_LOCK_CLASS = 0x70726573  # "pres"
 TAKE_LEAD_EVERY_S = 0.5
 POLL_S = 0.2
 
@@ -77,7 +79,8 @@ class PostgresLead:
             return False
 
     def _take_lead(self) -> bool:
-        lock = self._connection.execute("SELECT pg_try_advisory_lock(%s)", (LEAD_LOCK,))
+        lock = self._connection.execute(
+            "SELECT pg_try_advisory_lock(%s, hashtext(current_schema()))", (LEAD_LOCK_CLASS,))
         if not lock.fetchone()[0]:
             self._closed.wait(self._every_s)
             return False

@@ -5,14 +5,16 @@ when the process that committed it died before handing it over."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from datetime import datetime
 from typing import Any, Callable
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, select, text
 
+from databases import PG_URL, fresh
 from engine import observe
 from fakes import Recorder
 from services.commands import Act, CreateGame, SeatSpec
@@ -24,6 +26,7 @@ from services.handlers.outbox import relay
 from services.handlers.turns import Sweep, sweep
 from services.relay import Relay
 from services.store import Store
+from services.store.db import in_schema, make_engine
 from services.store.models import OutboxRow
 from services.store.outbox import PostgresLead
 from workers.ai import LEVELS, decide
@@ -199,3 +202,22 @@ def test_the_leader_is_woken_by_another_process_s_commit(pg_store: Store, db: En
     finally:
         wake.close()
         other.close()
+
+
+def test_each_schema_of_a_database_has_its_own_leader(pg_store: Store) -> None:
+    """An advisory lock is the whole database's: deployments in two schemas of one
+    database (or two test workers) must not wait on each other's leader."""
+    assert PG_URL is not None
+    schema = f"outbox_other_{os.getpid()}"
+    other = Store(fresh(make_engine(in_schema(PG_URL, schema))))
+    mine, theirs = pg_store.outbox_wake(), other.outbox_wake()
+    try:
+        assert mine.wait(0.1) and theirs.wait(0.1)
+        assert isinstance(mine, PostgresLead) and mine.leading
+        assert isinstance(theirs, PostgresLead) and theirs.leading
+    finally:
+        mine.close()
+        theirs.close()
+        other.close()
+        with pg_store.engine.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
