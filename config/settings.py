@@ -56,9 +56,11 @@ SETTINGS = (
             "sends the turn again once this and the AI deadline have passed"),
     Setting("PRESIDENT_BROKER_POLL_MS", "50", "polling interval of the embedded broker"),
     Setting("PRESIDENT_CHANGE_FEED_URL", None,
-            "PostgreSQL: where each process listens for moves (the change feed); unset: "
-            "`DATABASE_URL`. Behind a transaction-mode pooler (PgBouncer), point it at "
-            "PostgreSQL itself, which LISTEN needs; `off`: every read asks the database"),
+            "PostgreSQL: where each process listens for moves (the change feed) and its "
+            "outbox relay holds the lead; unset: `DATABASE_URL`. Behind a transaction-mode "
+            "pooler (PgBouncer), point it at PostgreSQL itself, which LISTEN and a "
+            "session's advisory lock need; `off`: every read asks the database (the relay "
+            "then uses `DATABASE_URL`)"),
     Setting("PRESIDENT_MIGRATION_LOCK_TIMEOUT_S", "5",
             "how long a migration waits for a table lock on PostgreSQL before it gives up "
             "(and changes nothing): never queued behind a long transaction with every "
