@@ -77,10 +77,13 @@ def container(database_url: str | None = None, broker_url: str | None = None,
 
 
 def start_relay(store: Store, scheduler: TurnScheduler) -> Relay:
-    """The process's outbox relay, handing ``store``'s outbox to ``scheduler``, woken by
-    the process's own commits (and on PostgreSQL by every process's)."""
+    """The process's outbox relay, handing ``store``'s outbox to ``scheduler``: on
+    PostgreSQL woken by every process's commits (the leader's thread hands over); on
+    SQLite, the committing thread hands its messages over itself, at once, and the
+    relay's thread looks for other processes' (a worker polling the embedded broker would
+    otherwise look before the thread had sent the next turn, and wait a poll for it)."""
     relay = Relay(store.uow, scheduler, store.outbox_wake()).start()
-    store.outbox_written = relay.poke
+    store.outbox_written = relay.poke if store.engine.dialect.name == "postgresql" else relay.drain
     return relay
 
 

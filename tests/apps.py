@@ -28,7 +28,7 @@ def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundSche
     after each request has answered, deciding with ``decide``."""
     store = Store(db)
     runner = BackgroundScheduler(store.uow, decide, FALLBACK)
-    store.outbox_written = Relay(store.uow, runner).drain  # type: ignore[assignment]
+    store.outbox_written = Relay(store.uow, runner).drain
     return _app(store), runner
 
 

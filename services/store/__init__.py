@@ -35,7 +35,7 @@ class Store:
                       if engine.dialect.name == "postgresql" else None)
         # Called after each commit that wrote to the outbox: a relay (``services.relay``)
         # or a test sets it.
-        self.outbox_written: Callable[[], None] = lambda: None
+        self.outbox_written: Callable[[], object] = lambda: None
 
     @classmethod
     def open(cls, url: str | None = None, listen_url: str | None = None,

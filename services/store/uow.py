@@ -26,7 +26,7 @@ class SqlUnitOfWork:
 
     def __init__(self, sessions: sessionmaker[Session], reads: GameReads,
                  moves: MoveBatches | None = None,
-                 outbox_written: Callable[[], None] = lambda: None) -> None:
+                 outbox_written: Callable[[], object] = lambda: None) -> None:
         """``outbox_written``: called after a commit that wrote to the outbox (to wake the
         process's relay)."""
         self._sessions = sessions
