@@ -174,16 +174,17 @@ def run_chaos(workdir: Path, clients: int = 40, faults: tuple[str, ...] = FAULTS
 
 
 def _report(chaos: Chaos, windows: list[Window], clients: int) -> dict[str, Any]:
-    from services.handlers.audit import rebuilt_state
     from services.store import Store
     from services.store.db import make_engine
 
     store = Store(make_engine(chaos.postgres.url), listen_url="off")
     try:
         logs = {game_id: _log(store, game_id) for game_id in chaos.ledger.games}
+        games_now = {game_id: store.reads.get(game_id) for game_id in logs}
         unsound = {game_id for game_id, log in logs.items()
-                   if not _sound(store, game_id, log, rebuilt_state)}
-        over = {game_id for game_id in logs if _over(store, game_id)}
+                   if not _sound(store, games_now[game_id], log)}
+        over = {game_id for game_id, game in games_now.items()
+                if game is not None and game.status == "over"}
     finally:
         store.close()
     ledger = chaos.ledger
@@ -224,17 +225,14 @@ def _log(store: Any, game_id: str) -> list[tuple[int, str]]:
             .order_by(ActionRow.seq))]
 
 
-def _sound(store: Any, game_id: str, log: list[tuple[int, str]], rebuilt_state: Any) -> bool:
-    stored = store.reads.get(game_id)
-    if stored is None or [seq for seq, _ in log] != list(range(1, len(log) + 1)):
+def _sound(store: Any, game: Any, log: list[tuple[int, str]]) -> bool:
+    """Numbered 1..N without a gap, at the stored version, replaying to the stored state."""
+    from services.handlers.audit import rebuilt_state
+
+    if game is None or [seq for seq, _ in log] != list(range(1, len(log) + 1)):
         return False
-    snapshot, rebuilt = rebuilt_state(game_id, store.uow())
-    return bool(stored.version == len(log) and snapshot == rebuilt)
-
-
-def _over(store: Any, game_id: str) -> bool:
-    game = store.reads.get(game_id)
-    return game is not None and game.status == "over"
+    snapshot, rebuilt = rebuilt_state(game.id, store.uow())
+    return bool(game.version == len(log) and snapshot == rebuilt)
 
 
 def bench_chaos(clients: int = 40, settle_s: float = 10.0,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from sqlalchemy import Engine, make_url
+from sqlalchemy import Engine
 
 from services.store.db import (
     autocommit_twin, dedicated_connection, make_engine, schema_readable, session_factory,
@@ -28,7 +28,6 @@ class Store:
         """``listen_url``: where the change feed listens (``GameReads``); ``states``:
         what the process keeps of the games it has seen (by default a store's own)."""
         self.engine = engine
-        self._listen_url = listen_url
         self._sessions = session_factory(engine)
         self.reads = GameReads(autocommit_twin(engine), states or GameStates(), listen_url)
         self.moves = (MoveBatches(self.reads.cursor)
@@ -53,9 +52,8 @@ class Store:
         if self.engine.dialect.name == "postgresql":
             # where the change feed listens: past a transaction-mode pooler, which would
             # take neither LISTEN nor a session's advisory lock
-            url = (make_url(self._listen_url)
-                   if self._listen_url not in (None, "off") else None)
-            return PostgresLead(lambda: dedicated_connection(self.engine, url))
+            return PostgresLead(lambda: dedicated_connection(self.engine,
+                                                             self.reads.listen_url))
         return LocalWake()
 
     def ready(self) -> bool:

@@ -7,7 +7,6 @@ transaction (``SqlGameRepository._move_in_transaction``). Details: docs/storage.
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from contextlib import AbstractContextManager
@@ -19,11 +18,12 @@ from prometheus_client import Histogram
 from sqlalchemy.engine.interfaces import DBAPICursor
 
 from services.domain import TurnMessage
-from services.errors import Unavailable
 from services.jsoncodec import dumps
 from services.store.feed import CHANNEL, Notice
 from services.store.outbox import OUTBOX_CHANNEL
-from services.store.transient import ATTEMPTS, BASE_S, is_disconnect, is_transient
+from services.store.transient import (
+    ATTEMPTS, is_disconnect, is_transient, pause, unavailable,
+)
 
 MOVES = f"""
 WITH asked AS (
@@ -74,6 +74,11 @@ BATCHED = Histogram("president_move_batch_moves", "Moves written per statement (
                     buckets=(1, 2, 3, 4, 6, 8, 12, 16, 24, 32))
 
 
+def delay_ms(message: TurnMessage | None) -> int | None:
+    """How long after the move ``message`` is due, as stored (None: no message)."""
+    return None if message is None else round(message.delay_s * 1000)
+
+
 class Move(NamedTuple):
     """What one move writes (``GameRepository.save_actions``)."""
 
@@ -103,7 +108,7 @@ class Move(NamedTuple):
                 "key_action": action,
                 "message_seat": None if message is None else message.seat,
                 "message_engine": None if message is None else message.engine,
-                "message_delay_ms": None if message is None else round(message.delay_s * 1000)}
+                "message_delay_ms": delay_ms(message)}
 
 
 def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
@@ -269,13 +274,10 @@ class MoveBatches:
                     self._write([waiter], attempt, maybe_committed)
                 return
             if is_transient(error) and attempt + 1 < ATTEMPTS:
-                time.sleep(random.uniform(0, BASE_S * 4 ** attempt))
+                pause(attempt)
                 self._write(batch, attempt + 1, maybe_committed or is_disconnect(error))
                 return
-            failure: BaseException = error
-            if is_transient(error):
-                failure = Unavailable(f"the database is unavailable (a move): {error}")
-                failure.__cause__ = error
+            failure = unavailable("a move", error) if is_transient(error) else error
             for waiter in batch:
                 waiter.error = failure
             return

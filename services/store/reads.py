@@ -115,8 +115,11 @@ class GameReads:
         self.engine = engine
         self.states = states
         self.feed = None
-        if engine.dialect.name == "postgresql" and listen_url != "off":
-            self.feed = _feed(engine, make_url(listen_url) if listen_url else engine.url)
+        # where a listener connects (the outbox relay's lead too); None: "off"
+        self.listen_url: URL | None = (None if listen_url == "off" else
+                                       make_url(listen_url) if listen_url else engine.url)
+        if engine.dialect.name == "postgresql" and self.listen_url is not None:
+            self.feed = _feed(engine, self.listen_url)
             self.feed.on_notice_once(states.bring_up_to_date)
 
     def mark(self) -> int:

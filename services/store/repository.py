@@ -22,7 +22,7 @@ from services.store.models import (
     ActionRow, AiUsageRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, OutboxRow, SeatRow,
     utcnow,
 )
-from services.store.moves import Move, MoveBatches
+from services.store.moves import Move, MoveBatches, delay_ms
 from services.store.outbox import OUTBOX_CHANNEL
 from services.store.reads import GameReads
 from services.store.snapshots import stored
@@ -40,7 +40,7 @@ def _deadline_ms(game: Game) -> int | None:
     return game.turn_timeout_ms
 
 
-def _after(moment: Moment, ms: int | float | None) -> Moment | None:
+def _after(moment: Moment, ms: int | None) -> Moment | None:
     return None if ms is None else moment + timedelta(milliseconds=ms)
 
 
@@ -76,7 +76,7 @@ _WAKE_RELAY = text(f"SELECT pg_notify('{OUTBOX_CHANNEL}', '')")  # one notice pe
 
 def _message_row(message: TurnMessage, at: Moment) -> dict[str, object]:
     return {"game_id": message.game_id, "version": message.version, "seat": message.seat,
-            "engine": message.engine, "delay_ms": round(message.delay_s * 1000),
+            "engine": message.engine, "delay_ms": delay_ms(message),
             "created_at": at}
 
 
@@ -119,7 +119,7 @@ class SqlGameRepository:
             snapshot=stored(game.state), events=len(events),
             pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms, to_act=game.state.to_act,
             turn_deadline=_after(clock, _deadline_ms(game)),
-            turn_due_at=_after(clock, None if message is None else message.delay_s * 1000),
+            turn_due_at=_after(clock, delay_ms(message)),
             created_at=now, updated_at=now,
             owner=game.owner, ai_seconds_per_hour=game.ai_seconds_per_hour,
             seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
@@ -193,8 +193,7 @@ class SqlGameRepository:
             "new_version": move.version, "new_status": move.status,
             "new_events": move.events, "new_snapshot": move.snapshot,
             "new_to_act": move.to_act, "new_deadline": _after(move.now, move.deadline_ms),
-            "new_due_at": _after(move.now, None if move.message is None
-                                 else move.message.delay_s * 1000),
+            "new_due_at": _after(move.now, delay_ms(move.message)),
             "now": move.now})
         if done.rowcount != 1:
             return False

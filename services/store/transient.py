@@ -45,6 +45,18 @@ def is_disconnect(error: BaseException) -> bool:
         error, psycopg.errors.TransactionRollback)
 
 
+def pause(attempt: int) -> None:
+    """Before retry number ``attempt + 1``: a random pause up to ``BASE_S * 4**attempt``."""
+    time.sleep(random.uniform(0, BASE_S * 4 ** attempt))
+
+
+def unavailable(what: str, error: BaseException) -> Unavailable:
+    """What a caller gets once ``what`` has failed through every retry."""
+    failure = Unavailable(f"the database is unavailable ({what}): {error}")
+    failure.__cause__ = error
+    return failure
+
+
 def retried(attempt: Callable[[], T], what: str) -> T:
     """``attempt()``, again after a transient error, up to ``ATTEMPTS`` times; then
     ``Unavailable``. ``attempt`` must be safe to repeat (a read, or a write that says
@@ -56,7 +68,7 @@ def retried(attempt: Callable[[], T], what: str) -> T:
             if not is_transient(error):
                 raise
             if number == ATTEMPTS - 1:
-                raise Unavailable(f"the database is unavailable ({what}): {error}") from error
+                raise unavailable(what, error) from error
             log.warning("%s: %s; retrying", what, error)
-            time.sleep(random.uniform(0, BASE_S * 4 ** number))
+            pause(number)
     raise AssertionError("unreachable")

@@ -155,9 +155,12 @@ def stop_signals() -> Callable[[], None]:
         with contextlib.suppress(BlockingIOError):  # (full: a byte already waits)
             os.write(write_end, b"!")
 
+    def wait() -> None:
+        os.read(read_end, 1)
+
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, handler)
-    return lambda: None if os.read(read_end, 1) else None
+    return wait
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ from services.handlers.games import create_game, read_game
 from services.handlers.moves import act
 from services.views import GameView
 from services.store.db import make_engine
-from services.store import moves as moves_module
+from services.store import transient
 from services.store.moves import Move, MoveBatches
 from services.store.transient import ATTEMPTS
 from services.store import Store
@@ -150,7 +150,7 @@ def test_a_lost_connection_is_retried_and_a_move_that_had_committed_counts_as_wr
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The statement may have committed before the connection went: written again, such
     a move would be refused as stale, which would be a lie; the log says it is there."""
-    monkeypatch.setattr(moves_module, "BASE_S", 0.0)
+    monkeypatch.setattr(transient, "BASE_S", 0.0)
     scripted = Scripted()
     batches = MoveBatches(scripted.cursor)
     assert batches.write(_move("ack-lost")) is True
@@ -159,7 +159,7 @@ def test_a_lost_connection_is_retried_and_a_move_that_had_committed_counts_as_wr
 
 def test_a_connection_lost_for_good_fails_the_batch_as_unavailable_after_the_retries(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(moves_module, "BASE_S", 0.0)
+    monkeypatch.setattr(transient, "BASE_S", 0.0)
     scripted = Scripted(hold_first=True)
     batches = MoveBatches(scripted.cursor)
     outcomes = _held_then(batches, scripted, _move("a"), [_move("b"), _move("lost")])
