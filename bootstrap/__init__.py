@@ -16,18 +16,20 @@ from config.settings import defaulted, setting
 from engine import View
 from engine.plays import Action
 from services.api.app import create_app
-from services.commands import TableDefaults
-from services.container import Container
-from services.background import BackgroundScheduler
-from services.ports import Fallback, TurnScheduler
+from services.commands import TableDefaults, WebhookPolicy
+from services.container import Container, Webhooks
+from services.background import BackgroundScheduler, BackgroundWebhooks
+from services.ports import Fallback, TurnScheduler, WebhookQueue
 from services.relay import Relay
 from services.store import Store
+from services.store.secrets import FernetVault
 from workers.ai import LEVELS, decide
 from workers.rpc.client import AiClient, engines_from_env, tls_roots_from_env
 from workers.turns.app import make_celery
 from workers.turns.runtime import TurnRuntime
-from workers.turns.scheduler import CeleryScheduler
+from workers.turns.scheduler import CeleryScheduler, CeleryWebhooks
 from workers.turns.settings import TurnSettings
+from workers.webhooks.http import HttpSender
 
 
 def decide_here(view: View, level: str) -> Action:
@@ -62,33 +64,56 @@ def container(database_url: str | None = None, broker_url: str | None = None,
     this process, after the request that made them has answered, starting with those a
     previous process left waiting."""
     store = store or open_store(database_url)
+    hooks = webhooks()
     if broker_url is None:
         background = BackgroundScheduler(store.uow, decide_here, FALLBACK)
         background.recover()
         scheduler: BackgroundScheduler | CeleryScheduler = background
+        queue: WebhookQueue = BackgroundWebhooks(store.uow, hooks)
         engines = LEVELS
     else:
         settings = TurnSettings.from_env(broker_url=broker_url)
-        scheduler = CeleryScheduler(make_celery(settings), settings.turn_expires_s)
+        app = make_celery(settings)
+        scheduler = CeleryScheduler(app, settings.turn_expires_s)
+        queue = CeleryWebhooks(app, hooks.policy.lease_s)
         engines = tuple(engines_from_env())
-    start_relay(store, scheduler)
+    start_relay(store, scheduler, queue, hooks.policy)
     return Container(uow=store.uow, reads=store.reads, engines=engines,
-                     ready=store.ready, defaults=table_defaults())
+                     ready=store.ready, defaults=table_defaults(), webhooks=hooks)
 
 
-def start_relay(store: Store, scheduler: TurnScheduler) -> Relay:
-    """The process's outbox relay, handing ``store``'s outbox to ``scheduler``: on
-    PostgreSQL woken by every process's commits (the leader's thread hands over); on
-    SQLite, the committing thread hands its messages over itself, at once, and the
-    relay's thread looks for other processes' (a worker polling the embedded broker would
-    otherwise look before the thread had sent the next turn, and wait a poll for it)."""
-    relay = Relay(store.uow, scheduler, store.outbox_wake()).start()
+def start_relay(store: Store, scheduler: TurnScheduler, webhook_queue: WebhookQueue,
+                policy: WebhookPolicy) -> Relay:
+    """The process's outbox relay, handing ``store``'s outbox to ``scheduler`` and its
+    webhook messages to ``webhook_queue``: on PostgreSQL woken by every process's commits
+    (the leader's thread hands over); on SQLite, the committing thread hands its messages
+    over itself, at once, and the relay's thread looks for other processes' (a worker
+    polling the embedded broker would otherwise look before the thread had sent the next
+    turn, and wait a poll for it)."""
+    relay = Relay(store.uow, scheduler, store.outbox_wake(),
+                  (webhook_queue, policy.lease_s)).start()
     store.outbox_written = relay.poke if store.engine.dialect.name == "postgresql" else relay.drain
     return relay
 
 
 def container_from_env() -> Container:
     return container(setting("DATABASE_URL"), setting("CELERY_BROKER_URL"))
+
+
+def webhooks() -> Webhooks:
+    """The webhooks' sender, secret vault and policy, from the settings."""
+    timeout_s = float(defaulted("PRESIDENT_WEBHOOK_TIMEOUT_S"))
+    return Webhooks(
+        HttpSender(timeout_s, defaulted("PRESIDENT_WEBHOOK_PRIVATE_URLS")),
+        FernetVault.from_setting(setting("PRESIDENT_SECRET_KEY"),
+                                 defaulted("PRESIDENT_VAR_DIR")),
+        WebhookPolicy(
+            retry_s=tuple(float(s) for s in defaulted("PRESIDENT_WEBHOOK_RETRY_S").split(",")),
+            disable_after_s=float(defaulted("PRESIDENT_WEBHOOK_DISABLE_AFTER_S")),
+            per_key=int(defaulted("PRESIDENT_WEBHOOKS_PER_KEY")),
+            keep_s=float(defaulted("PRESIDENT_WEBHOOK_KEEP_S")),
+            # an attempt's connect, send and answer each have the timeout
+            lease_s=3 * timeout_s + 5))
 
 
 def table_defaults() -> TableDefaults:
@@ -118,5 +143,6 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
         return ai.decide(view, engine, seed=len(view.history), timeout_s=settings.ai_deadline_s)
 
     scheduler = CeleryScheduler(app, settings.turn_expires_s)
-    start_relay(store, scheduler)
-    return TurnRuntime(store.uow, over_grpc, FALLBACK)
+    hooks = webhooks()
+    start_relay(store, scheduler, CeleryWebhooks(app, hooks.policy.lease_s), hooks.policy)
+    return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks)

@@ -114,6 +114,25 @@ SETTINGS = (
             "API's own port"),
     Setting("PROMETHEUS_MULTIPROC_DIR", None,
             "a folder for prometheus-client's multi-process metrics (several API workers)"),
+    Setting("PRESIDENT_SECRET_KEY", None,
+            "Fernet keys, comma-separated, that encrypt webhook signing secrets at rest: the "
+            "first encrypts, each one decrypts (to rotate, put the new one first); unset: a "
+            "key made on first use in `PRESIDENT_VAR_DIR/secret.key` (one machine only: "
+            "`deploy/` sets it from a Secret)"),
+    Setting("PRESIDENT_WEBHOOK_RETRY_S", "5,300,1800,7200,18000,36000,36000",
+            "pauses between a webhook message's attempts, in seconds (about a day in all); "
+            "after the last, the message has failed"),
+    Setting("PRESIDENT_WEBHOOK_TIMEOUT_S", "5",
+            "how long an endpoint has to answer one attempt"),
+    Setting("PRESIDENT_WEBHOOK_DISABLE_AFTER_S", "432000",
+            "an endpoint whose every attempt has failed this long is disabled"),
+    Setting("PRESIDENT_WEBHOOKS_PER_KEY", "10", "webhook endpoints a client key may have"),
+    Setting("PRESIDENT_WEBHOOK_KEEP_S", "259200",
+            "how long delivered and failed webhook messages (and their attempts) are kept"),
+    Setting("PRESIDENT_WEBHOOK_PRIVATE_URLS", "off",
+            "`off`: webhook URLs that resolve to loopback, private, link-local or reserved "
+            "addresses are refused (server-side request forgery); `loopback`: loopback "
+            "allowed (one machine, tests); `on`: all allowed (a private network)"),
     Setting("PRESIDENT_HOST", "127.0.0.1", "`president up`: the address its servers bind"),
     Setting("PRESIDENT_API_PORT", "8000", "`president up`: the API's port"),
     Setting("PRESIDENT_AI_PORT", "50051", "`president up`: the gRPC AI worker's port"),

@@ -14,11 +14,14 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import datetime, timezone
 from typing import Callable
 
 from services.commands import Turn
+from services.container import Webhooks
 from services.handlers.turns import play_instead, take_ai_turn
+from services.handlers.webhooks import deliver
 from services.ports import Decide, Fallback, UnitOfWork
 
 log = logging.getLogger(__name__)
@@ -89,3 +92,44 @@ class BackgroundScheduler:
                 play_instead(turn, "ai_failed", self._uow_factory(), self._fallback)
             except Exception:  # noqa: BLE001 - the next start-up's recover tries again
                 log.exception("AI turn %s: the fallback failed too", turn)
+
+
+class BackgroundWebhooks:
+    """The ``WebhookQueue`` when no broker is configured: each message attempted on a
+    thread of a small pool of this process (a slow endpoint holds one thread, never a
+    request nor a game). A message lost with the process is due again when its lease
+    runs out, and the next process's relay hands it over."""
+
+    THREADS = 4
+
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], webhooks: Webhooks) -> None:
+        self._uow_factory = uow_factory
+        self._webhooks = webhooks
+        self._pool = ThreadPoolExecutor(self.THREADS, thread_name_prefix="president-webhooks")
+        self._pending: set[Future[str]] = set()
+        self._lock = threading.Lock()
+
+    def deliver(self, message_id: int, hand: int) -> None:
+        future = self._pool.submit(self._attempt, message_id, hand)
+        with self._lock:
+            self._pending.add(future)
+        future.add_done_callback(self._done)
+
+    def _attempt(self, message_id: int, hand: int) -> str:
+        hooks = self._webhooks
+        try:
+            return deliver(message_id, hand, self._uow_factory(), hooks.sender, hooks.vault,
+                           hooks.policy)
+        except Exception:  # noqa: BLE001 - due again when its lease runs out
+            log.exception("webhook message %d: the attempt failed", message_id)
+            return "error"
+
+    def _done(self, future: Future[str]) -> None:
+        with self._lock:
+            self._pending.discard(future)
+
+    def join(self, timeout_s: float = 30.0) -> None:
+        """Wait until every attempt started so far is over (tests)."""
+        with self._lock:
+            pending = list(self._pending)
+        wait(pending, timeout_s)

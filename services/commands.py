@@ -33,6 +33,37 @@ class CreateKey:
 
 
 @dataclass(frozen=True)
+class RegisterWebhook:
+    url: str
+    event_types: tuple[str, ...]
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class UpdateWebhook:
+    """None: unchanged. ``enabled=True`` on a disabled endpoint enables it again."""
+
+    webhook_id: str
+    url: str | None = None
+    event_types: tuple[str, ...] | None = None
+    description: str | None = None
+    enabled: bool | None = None
+
+
+@dataclass(frozen=True)
+class WebhookPolicy:
+    """How deliveries go (the ``PRESIDENT_WEBHOOK_*`` settings): the pauses between
+    attempts, the longest an endpoint may keep failing before it is disabled, how many
+    endpoints a key may have, how long finished messages are kept."""
+
+    retry_s: tuple[float, ...]
+    disable_after_s: float
+    per_key: int
+    keep_s: float
+    lease_s: float  # a message handed over, or attempted, waits this long for it
+
+
+@dataclass(frozen=True)
 class TableDefaults:
     """What a new game gets where its creator says nothing (PRESIDENT_AI_PACE_MS,
     PRESIDENT_TURN_TIMEOUT_MS)."""

@@ -6,8 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from services.commands import TableDefaults
-from services.ports import Reads, UnitOfWork
+from services.commands import TableDefaults, WebhookPolicy
+from services.ports import Reads, Secrets, UnitOfWork, WebhookSender
+
+
+@dataclass(frozen=True)
+class Webhooks:
+    """What registering endpoints and delivering messages need."""
+
+    sender: WebhookSender
+    vault: Secrets  # the signing secrets, encrypted at rest
+    policy: WebhookPolicy
 
 
 @dataclass
@@ -17,3 +26,4 @@ class Container:
     engines: tuple[str, ...]  # AI engine names a game may seat
     ready: Callable[[], bool]  # the database reachable and its migrations current
     defaults: TableDefaults = field(default_factory=TableDefaults)
+    webhooks: Webhooks | None = None  # None: no webhooks (their routes answer 404)

@@ -53,9 +53,9 @@ class Seat:
                                                                    token_hash)
 
 
-SCOPES = ("games:create-human", "games:create-ai", "games:read")
+SCOPES = ("games:create-human", "games:create-ai", "games:read", "webhooks")
 """What a client key may do: create games with a human seat; create games with no human
-seat (where the AI cost is); read and list its own games."""
+seat (where the AI cost is); read and list its own games; register webhook endpoints."""
 
 
 @dataclass(frozen=True)
@@ -187,3 +187,85 @@ class PlayedFor:
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> PlayedFor:
         return cls(int(data["seat"]), str(data["reason"]), str(data["policy"]))  # type: ignore[call-overload]
+
+
+WEBHOOK_TYPES = ("seat.turn", "seat.timed_out", "round.ended", "series.ended")
+"""What a webhook endpoint may ask to be sent (docs/webhooks.md): a human seat is to act
+(with its deadline, if the game has time limits); the service played for a seat; a round
+ended; the series ended."""
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One event of a move, of a ``WEBHOOK_TYPES`` type: written in the move's transaction
+    for each endpoint of the game's owner that asked for the type."""
+
+    type: str
+    data: dict[str, object]
+
+
+@dataclass(frozen=True)
+class WebhookEndpoint:
+    id: str
+    owner: str  # the client key's id
+    url: str
+    event_types: tuple[str, ...]
+    description: str | None = None
+    enabled: bool = True
+    disabled_reason: str | None = None  # why the service disabled it (410, failing too long)
+    failing_since: datetime | None = None  # its first failed attempt since the last success
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A message taken for one attempt (``WebhookRepository.start``)."""
+
+    message_id: int
+    webhook_id: str  # the same on every attempt: receivers deduplicate by it
+    type: str
+    data: dict[str, object]
+    created_at: datetime  # the move's moment, by the database's clock
+    attempt: int  # 1 for the first
+    endpoint: WebhookEndpoint
+    sealed_secret: str = field(repr=False)
+    now: datetime  # when the attempt started, by the database's clock
+
+
+class Answer(NamedTuple):
+    """What an endpoint answered an attempt: its status code (None: no answer at all, as
+    ``error`` says) and how long it took."""
+
+    status_code: int | None
+    latency_ms: int
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an attempt leaves: the message ``delivered``, ``failed`` for good, or tried
+    again in ``retry_in_s``; the endpoint failing since a moment (None: it works) or
+    disabled with a reason."""
+
+    state: str  # "delivered" | "pending" | "failed"
+    retry_in_s: float | None
+    failing_since: datetime | None
+    disabled_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One attempt, as ``GET /v1/webhooks/{id}/deliveries`` lists it."""
+
+    id: int
+    webhook_id: str
+    type: str
+    attempted_at: datetime
+    status_code: int | None
+    latency_ms: int
+    error: str | None
+    state: str  # the message's state now

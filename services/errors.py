@@ -119,6 +119,29 @@ class BadRate(BadRequest):
     code = "bad_rate"
 
 
+class BadWebhook(BadRequest):
+    """A webhook's URL or event types cannot be used (each case says why)."""
+
+    code = "bad_webhook"
+
+
+class UrlRefused(BadWebhook):
+    """A webhook URL resolving to a loopback, private, link-local or reserved address
+    (server-side request forgery), unless the settings allow it."""
+
+    code = "url_refused"
+
+
+class WebhookNotFound(ServiceError):
+    code = "webhook_not_found"
+
+
+class TooManyWebhooks(ServiceError):
+    """The key has as many endpoints as it may."""
+
+    code = "too_many_webhooks"
+
+
 class KeyReused(ServiceError):
     """An Idempotency-Key sent again with a different action or version."""
 

@@ -15,7 +15,10 @@ from typing import Callable, ContextManager, NamedTuple, Protocol, Self, Sequenc
 from engine import Event, State, View
 from engine.plays import Action
 from engine.state import LogEntry
-from services.domain import ApiKey, Game, GameSummary, PlayedFor, TurnMessage, Waiting
+from services.domain import (
+    Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayedFor,
+    TurnMessage, Waiting, WebhookEndpoint,
+)
 
 Decide = Callable[[View, str], Action]
 """An AI engine's choice for the seat of a view: ``decide(view, engine_name)``."""
@@ -46,8 +49,9 @@ class VersionConflict(Exception):
 
 class GameRepository(Protocol):
     def add(self, game: Game, events: Sequence[Event],
-            message: TurnMessage | None = None) -> None:
-        """A new game, with the message of its first turn (written to the outbox)."""
+            message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
+        """A new game, with the message of its first turn (written to the outbox) and
+        its ``hooks``, for its owner's webhook endpoints."""
 
     def get(self, game_id: str, at_least: int = 0) -> Game | None:
         """``at_least``: a version the caller knows the game has reached."""
@@ -58,10 +62,11 @@ class GameRepository(Protocol):
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor],
                      key: tuple[int, str, str] | None = None,
-                     message: TurnMessage | None = None) -> None:
+                     message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         """Append the log ``entries`` and ``events``, store ``game``'s new state,
-        remember the Idempotency-Key ``key`` (seat, key, action text) and write the next
-        turn's ``message`` to the outbox, if and only if nobody wrote since
+        remember the Idempotency-Key ``key`` (seat, key, action text), write the next
+        turn's ``message`` to the outbox and one webhook message per hook and endpoint
+        of the game's owner that asked for its type, if and only if nobody wrote since
         ``read_version`` (else ``VersionConflict``)."""
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]: ...
@@ -135,6 +140,76 @@ class Outbox(Protocol):
         """Claimed ``messages`` that could not be handed over: they stay."""
 
 
+class WebhookRepository(Protocol):
+    """A key's webhook endpoints, and the messages moves wrote for them."""
+
+    def add(self, endpoint: WebhookEndpoint, sealed_secret: str) -> None: ...
+
+    def get(self, owner: str, endpoint_id: str) -> WebhookEndpoint | None: ...
+
+    def all(self, owner: str) -> list[WebhookEndpoint]: ...
+
+    def count(self, owner: str) -> int: ...
+
+    def update(self, endpoint: WebhookEndpoint, sealed_secret: str | None = None) -> None:
+        """Store ``endpoint``'s fields (and a new secret, if given); enabling it again
+        clears why it was disabled and since when it failed."""
+
+    def delete(self, owner: str, endpoint_id: str) -> bool:
+        """With its messages and attempts; False: no such endpoint."""
+
+    def claim_due(self, limit: int, lease_s: float) -> list[tuple[int, int]]:
+        """(message id, hand) of messages due, oldest first, each handed over once more:
+        not due again for ``lease_s`` (unless ``put_back``)."""
+
+    def put_back(self, claimed: Sequence[tuple[int, int]]) -> None:
+        """Claimed messages that could not be handed over: due now."""
+
+    def start(self, message_id: int, hand: int, lease_s: float) -> Delivery | None:
+        """Take the message for an attempt, if ``hand`` is still its latest hand-over and
+        it waits (not for ``lease_s``: a worker that dies with it leaves it due again);
+        None: another copy has it, or it is settled. A message whose endpoint is
+        disabled fails here."""
+
+    def finish(self, delivery: Delivery, answer: Answer, outcome: Outcome) -> None:
+        """Record the attempt, settle or reschedule the message, and note the endpoint's
+        health (disabled: its waiting messages fail too)."""
+
+    def attempts(self, endpoint_id: str, limit: int, before: int | None
+                 ) -> list[AttemptRecord]:
+        """The endpoint's attempts, newest first, with ids below ``before``."""
+
+    def prune(self, older_than_s: float) -> int:
+        """Delete settled messages (with their attempts) older than that; how many."""
+
+
+class Secrets(Protocol):
+    """Keeps secrets the service must read back (a webhook's signing secret) encrypted
+    at rest."""
+
+    def seal(self, secret: str) -> str: ...
+
+    def open(self, sealed: str) -> str: ...
+
+
+class WebhookSender(Protocol):
+    """Sends one signed message to an endpoint (the Standard Webhooks headers)."""
+
+    def check(self, url: str) -> None:
+        """``UrlRefused`` or ``BadWebhook`` for a URL the service will not call."""
+
+    def send(self, url: str, webhook_id: str, body: str, secret: str) -> Answer:
+        """POST ``body``, signed with ``secret``; never raises for what the endpoint or
+        the network did (that is the answer)."""
+
+
+class WebhookQueue(Protocol):
+    """Handed each webhook message when due, by the outbox's relay. May raise: the
+    message then stays due."""
+
+    def deliver(self, message_id: int, hand: int) -> None: ...
+
+
 class OutboxWake(Protocol):
     """When a process's relay (``services.relay``) should look at the outbox."""
 
@@ -160,6 +235,9 @@ class UnitOfWork(Protocol):
 
     @property
     def outbox(self) -> Outbox: ...
+
+    @property
+    def webhooks(self) -> WebhookRepository: ...
 
     def __enter__(self) -> Self: ...
 

@@ -14,8 +14,8 @@ import logging
 import threading
 from typing import Callable
 
-from services.handlers.outbox import BATCH, relay
-from services.ports import OutboxWake, TurnScheduler, UnitOfWork
+from services.handlers.outbox import BATCH, relay, relay_webhooks
+from services.ports import OutboxWake, TurnScheduler, UnitOfWork, WebhookQueue
 
 log = logging.getLogger(__name__)
 
@@ -25,11 +25,14 @@ RETRY_S = (0.1, 0.2, 0.5, 1.0)  # pauses after failed hand-overs (the broker is 
 
 class Relay:
     def __init__(self, uow_factory: Callable[[], UnitOfWork], scheduler: TurnScheduler,
-                 wake: OutboxWake | None = None) -> None:
-        """Without ``wake``, no thread: ``drain`` is called after each commit."""
+                 wake: OutboxWake | None = None,
+                 webhooks: tuple[WebhookQueue, float] | None = None) -> None:
+        """Without ``wake``, no thread: ``drain`` is called after each commit.
+        ``webhooks``: where webhook messages go, and their lease (None: they wait)."""
         self._uow_factory = uow_factory
         self._scheduler = scheduler
         self._wake = wake
+        self._webhooks = webhooks
         self._stopped = threading.Event()
         self._failures = 0
         self._thread: threading.Thread | None = None
@@ -59,15 +62,19 @@ class Relay:
         total = 0
         while not self._stopped.is_set():
             try:
-                handed = relay(self._uow_factory(), self._scheduler)
+                turns = relay(self._uow_factory(), self._scheduler)
+                hooks = 0
+                if self._webhooks is not None:
+                    queue, lease_s = self._webhooks
+                    hooks = relay_webhooks(self._uow_factory(), queue, lease_s)
             except Exception:  # noqa: BLE001 - the broker or database is down: later
                 log.exception("outbox relay: could not hand over; trying again")
                 self._stopped.wait(RETRY_S[min(self._failures, len(RETRY_S) - 1)])
                 self._failures += 1
                 return total
             self._failures = 0
-            total += handed
-            if handed < BATCH:
+            total += turns + hooks
+            if max(turns, hooks) < BATCH:
                 return total
         return total
 

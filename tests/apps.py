@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from apiflask import APIFlask
+from cryptography.fernet import Fernet
 from sqlalchemy import Engine
 
-from bootstrap import FALLBACK
+from bootstrap import FALLBACK, decide_here
 from databases import play_inline
 from services.api.app import create_app
-from services.background import BackgroundScheduler
-from services.container import Container
+from services.background import BackgroundScheduler, BackgroundWebhooks
+from services.commands import WebhookPolicy
+from services.container import Container, Webhooks
+from services.inline import InlineScheduler
 from services.ports import Decide
 from services.relay import Relay
 from services.store import Store
+from services.store.secrets import FernetVault
 from workers.ai import LEVELS
+from workers.webhooks.http import HttpSender
+
+# Quick retries, few endpoints a key, loopback receivers allowed (the tests' own).
+POLICY = WebhookPolicy(retry_s=(0.2, 0.4), disable_after_s=3600, per_key=3, keep_s=3600,
+                       lease_s=5)
+
+
+def quick_webhooks(policy: WebhookPolicy = POLICY, timeout_s: float = 2.0) -> Webhooks:
+    return Webhooks(HttpSender(timeout_s, "loopback"),
+                    FernetVault([Fernet.generate_key().decode()]), policy)
 
 
 def inline_app(db: Engine) -> APIFlask:
@@ -34,4 +50,34 @@ def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundSche
 
 def _app(store: Store) -> APIFlask:
     return create_app(Container(uow=store.uow, reads=store.reads, engines=LEVELS,
-                                ready=store.ready))
+                                ready=store.ready, webhooks=quick_webhooks()))
+
+
+@dataclass
+class HookedApp:
+    """The API on a database, AI seats played inline, webhook messages attempted on the
+    background courier's threads; ``pump`` hands over what is due (retries)."""
+
+    app: APIFlask
+    store: Store
+    courier: BackgroundWebhooks
+    relay: Relay
+
+    def pump(self) -> None:
+        self.relay.drain()
+
+
+def hooked_app(db: Engine, webhooks: Webhooks | None = None) -> HookedApp:
+    store, hooks = Store(db), webhooks or quick_webhooks()
+    scheduler = InlineScheduler(store.uow, decide_here, FALLBACK)
+    courier = BackgroundWebhooks(store.uow, hooks)
+    relay = Relay(store.uow, scheduler, None, (courier, hooks.policy.lease_s))
+
+    def after_commit() -> None:
+        relay.drain()
+        scheduler.play_queued()
+
+    store.outbox_written = after_commit
+    app = create_app(Container(uow=store.uow, reads=store.reads, engines=LEVELS,
+                               ready=store.ready, webhooks=hooks))
+    return HookedApp(app, store, courier, relay)

@@ -19,7 +19,10 @@ from engine.state import LogEntry
 from bootstrap import FALLBACK, decide_here
 from services.handlers.outbox import relay
 from services.inline import InlineScheduler
-from services.domain import ApiKey, Game, GameSummary, PlayedFor, TurnMessage, Waiting
+from services.domain import (
+    Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayedFor,
+    TurnMessage, Waiting, WebhookEndpoint,
+)
 from services.ports import StoredEvent, StoredState, VersionConflict
 
 
@@ -58,6 +61,9 @@ class FakeDatabase:
         self.keys_by_hash: dict[str, ApiKey] = {}  # client keys
         self.ai_time: dict[tuple[str, datetime], float] = {}  # (owner, hour): seconds
         self.outbox: list[TurnMessage] = []
+        self.endpoints: dict[str, tuple[WebhookEndpoint, str]] = {}  # id: (endpoint, sealed)
+        self.messages: dict[int, _Message] = {}
+        self.attempts: list[AttemptRecord] = []
         self.outbox_written: Callable[[], Any] = lambda: None  # after a commit that wrote to it
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.commits = 0
@@ -75,13 +81,25 @@ class FakeRepository:
         self.pending: list[Callable[[], None]] = []  # writes, applied on commit
 
     def add(self, game: Game, events: Sequence[Event],
-            message: TurnMessage | None = None) -> None:
+            message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         now = self._db.now()
+        self._hook(game.owner, hooks, now)
         game.events = len(events)
         stored = _Stored(copy.copy(game), now, now, _deadline(game, now), _due(message, now),
                          events=[(n, game.version, e) for n, e in enumerate(events, 1)])
         self.pending.append(lambda: self._db.games.__setitem__(game.id, stored))
         self._send(message, now)
+
+    def _hook(self, owner: str | None, hooks: Sequence[Hook], now: datetime) -> None:
+        def write() -> None:
+            for endpoint, _ in list(self._db.endpoints.values()):
+                for hook in hooks:
+                    if endpoint.owner == owner and endpoint.enabled \
+                            and hook.type in endpoint.event_types:
+                        number = len(self._db.messages) + 1
+                        self._db.messages[number] = _Message(
+                            number, f"msg_{number}", endpoint.id, hook.type, hook.data, now, now)
+        self.pending.append(write)
 
     def _send(self, message: TurnMessage | None, now: datetime) -> None:
         if message is not None:
@@ -98,7 +116,7 @@ class FakeRepository:
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor],
                      key: tuple[int, str, str] | None = None,
-                     message: TurnMessage | None = None) -> None:
+                     message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         stored = self._db.games[game.id]
         if stored.game.version != read_version:
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
@@ -116,6 +134,7 @@ class FakeRepository:
 
         self.pending.append(write)
         self._send(message, now)
+        self._hook(game.owner, hooks, now)
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return [e for e in self._db.games[game_id].events if e[0] > after][:limit]
@@ -226,6 +245,116 @@ class FakeOutbox:
         self._pending.append(lambda: self._db.outbox.extend(messages))
 
 
+@dataclass
+class _Message:
+    id: int
+    webhook_id: str
+    endpoint_id: str
+    type: str
+    data: dict[str, object]
+    created_at: datetime
+    due_at: datetime
+    state: str = "pending"
+    hand: int = 0
+    attempts: int = 0
+
+
+class FakeWebhooks:
+    """The ``WebhookRepository`` in memory: writes wait for the commit; claims and starts
+    take effect at once (one test thread)."""
+
+    def __init__(self, db: FakeDatabase, pending: list[Callable[[], None]]) -> None:
+        self._db, self._pending = db, pending
+
+    def add(self, endpoint: WebhookEndpoint, sealed_secret: str) -> None:
+        made = replace(endpoint, created_at=self._db.now())
+        self._pending.append(lambda: self._db.endpoints.__setitem__(
+            endpoint.id, (made, sealed_secret)))
+
+    def get(self, owner: str, endpoint_id: str) -> WebhookEndpoint | None:
+        found = self._db.endpoints.get(endpoint_id)
+        return None if found is None or found[0].owner != owner else found[0]
+
+    def all(self, owner: str) -> list[WebhookEndpoint]:
+        return [e for e, _ in self._db.endpoints.values() if e.owner == owner]
+
+    def count(self, owner: str) -> int:
+        return len(self.all(owner))
+
+    def update(self, endpoint: WebhookEndpoint, sealed_secret: str | None = None) -> None:
+        old, sealed = self._db.endpoints[endpoint.id]
+        if endpoint.enabled and not old.enabled:
+            endpoint = replace(endpoint, disabled_reason=None, failing_since=None)
+        self._pending.append(lambda: self._db.endpoints.__setitem__(
+            endpoint.id, (endpoint, sealed_secret or sealed)))
+
+    def delete(self, owner: str, endpoint_id: str) -> bool:
+        if self.get(owner, endpoint_id) is None:
+            return False
+        self._pending.append(lambda: self._db.endpoints.pop(endpoint_id))
+        return True
+
+    def claim_due(self, limit: int, lease_s: float) -> list[tuple[int, int]]:
+        now = self._db.now()
+        due = sorted((m for m in self._db.messages.values()
+                      if m.state == "pending" and m.due_at <= now),
+                     key=lambda m: m.due_at)[:limit]
+        for m in due:
+            m.hand, m.due_at = m.hand + 1, now + timedelta(seconds=lease_s)
+        return [(m.id, m.hand) for m in due]
+
+    def put_back(self, claimed: Sequence[tuple[int, int]]) -> None:
+        for message_id, _ in claimed:
+            self._db.messages[message_id].due_at = self._db.now()
+
+    def start(self, message_id: int, hand: int, lease_s: float) -> Delivery | None:
+        m, now = self._db.messages.get(message_id), self._db.now()
+        if m is None or m.hand != hand or m.state != "pending":
+            return None
+        m.hand, m.attempts, m.due_at = hand + 1, m.attempts + 1, now + timedelta(seconds=lease_s)
+        endpoint, sealed = self._db.endpoints[m.endpoint_id]
+        if not endpoint.enabled:
+            m.state = "failed"
+            return None
+        return Delivery(m.id, m.webhook_id, m.type, m.data, m.created_at, m.attempts,
+                        endpoint, sealed, now)
+
+    def finish(self, delivery: Delivery, answer: Answer, outcome: Outcome) -> None:
+        m, now = self._db.messages[delivery.message_id], self._db.now()
+        self._db.attempts.append(AttemptRecord(
+            len(self._db.attempts) + 1, m.webhook_id, m.type, delivery.now,
+            answer.status_code, answer.latency_ms, answer.error, outcome.state))
+        if m.state == "pending":
+            m.state = outcome.state
+            if outcome.retry_in_s is not None:
+                m.due_at = now + timedelta(seconds=outcome.retry_in_s)
+        endpoint, sealed = self._db.endpoints[m.endpoint_id]
+        since = None if outcome.failing_since is None else (endpoint.failing_since
+                                                             or outcome.failing_since)
+        endpoint = replace(endpoint, failing_since=since)
+        if outcome.disabled_reason is not None:
+            endpoint = replace(endpoint, enabled=False, disabled_reason=outcome.disabled_reason)
+            for other in self._db.messages.values():
+                if other.endpoint_id == endpoint.id and other.state == "pending":
+                    other.state = "failed"
+        self._db.endpoints[endpoint.id] = (endpoint, sealed)
+
+    def attempts(self, endpoint_id: str, limit: int, before: int | None
+                 ) -> list[AttemptRecord]:
+        ids = {m.webhook_id for m in self._db.messages.values() if m.endpoint_id == endpoint_id}
+        found = [a for a in reversed(self._db.attempts) if a.webhook_id in ids
+                 and (before is None or a.id < before)]
+        return found[:limit]
+
+    def prune(self, older_than_s: float) -> int:
+        cutoff = self._db.now() - timedelta(seconds=older_than_s)
+        old = [i for i, m in self._db.messages.items()
+               if m.state != "pending" and m.created_at < cutoff]
+        for i in old:
+            del self._db.messages[i]
+        return len(old)
+
+
 class FakeUnitOfWork:
     """Writes wait for ``commit``; leaving the block without it drops them."""
 
@@ -234,6 +363,7 @@ class FakeUnitOfWork:
         self.games = FakeRepository(db)
         self.keys = FakeKeyRepository(db, self.games.pending)
         self.outbox = FakeOutbox(db, self.games.pending)
+        self.webhooks = FakeWebhooks(db, self.games.pending)
 
     def __enter__(self) -> FakeUnitOfWork:
         return self

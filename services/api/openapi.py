@@ -13,6 +13,8 @@ TAGS = [
     {"name": "Games", "description": "create games, read them as a seat or a spectator, play"},
     {"name": "History", "description": "games, finished rounds and replays"},
     {"name": "Rules", "description": "presets and every rules option"},
+    {"name": "Webhooks", "description": "endpoints a client key's games call, signed "
+                                        "(Standard Webhooks), and their delivery attempts"},
     {"name": "Operations", "description": "liveness and readiness"},
 ]
 # Request headers, by (path, method): apiflask declares bodies and query strings only.

@@ -15,16 +15,19 @@ from engine.errors import (
 )
 from services.errors import (
     BadKey, BadRequest, BadToken, GameNotFound, KeyNotFound, KeyRequired, KeyReused,
-    MissingScope, QuotaExceeded, ServiceError, StaleVersion, TooManyStreams, Unavailable,
+    MissingScope, QuotaExceeded, ServiceError, StaleVersion, TooManyStreams, TooManyWebhooks,
+    Unavailable, WebhookNotFound,
 )
 
 PROBLEM_JSON = "application/problem+json"
 
 # Most specific first.
 STATUS: list[tuple[type[Exception], int]] = [
-    (GameNotFound, 404), (KeyNotFound, 404), (BadToken, 401), (KeyRequired, 401),
+    (GameNotFound, 404), (KeyNotFound, 404), (WebhookNotFound, 404),
+    (BadToken, 401), (KeyRequired, 401),
     (BadKey, 401), (MissingScope, 403), (StaleVersion, 409), (KeyReused, 422),
-    (QuotaExceeded, 429), (TooManyStreams, 429), (Unavailable, 503),
+    (QuotaExceeded, 429), (TooManyStreams, 429), (TooManyWebhooks, 409),
+    (Unavailable, 503),
     (BadRequest, 400),
     (InvalidRules, 400), (InvalidAction, 400),
     (AlreadyPassed, 409), (AlreadyOut, 409), (NotYourTurn, 409), (GameOver, 409),

@@ -188,6 +188,66 @@ class ReplayOut(BaseModel):
     events: list[dict[str, Any]]
 
 
+WebhookType = Literal["seat.turn", "seat.timed_out", "round.ended", "series.ended"]
+
+
+class WebhookIn(Body):
+    url: str = Field(max_length=2048, description="http(s) URL the service POSTs to; "
+                     "must resolve to a public address")
+    event_types: list[WebhookType] = Field(min_length=1, max_length=10)
+    description: str | None = Field(None, max_length=200)
+
+
+class WebhookPatchIn(Body):
+    url: str | None = Field(None, max_length=2048)
+    event_types: list[WebhookType] | None = Field(None, min_length=1, max_length=10)
+    description: str | None = Field(None, max_length=200)
+    enabled: bool | None = Field(None, description="true enables a disabled endpoint again")
+
+
+class WebhookOut(BaseModel):
+    id: str
+    url: str
+    event_types: list[str]
+    description: str | None
+    enabled: bool
+    disabled_reason: str | None = Field(description="why the service disabled it")
+    failing_since: str | None = Field(description="its first failed attempt since the last "
+                                      "success (RFC 3339)")
+    created_at: str | None
+
+
+class WebhookSecretOut(BaseModel):
+    webhook: WebhookOut
+    secret: str = Field(description="whsec_…: the signing secret, shown once")
+
+
+class WebhooksOut(BaseModel):
+    webhooks: list[WebhookOut]
+
+
+class DeliveriesQuery(Strict):
+    limit: int = Field(50, ge=1, le=200)
+    cursor: str | None = Field(None, max_length=20, pattern=r"^[0-9]{1,18}$",
+                               description="next_cursor of the page before")
+
+
+class DeliveryOut(BaseModel):
+    attempt_id: int
+    webhook_id: str = Field(description="the message's webhook-id, the same every attempt")
+    type: str
+    attempted_at: str
+    status_code: int | None = Field(description="the endpoint's answer; null: none")
+    latency_ms: int
+    error: str | None
+    message_state: Literal["pending", "delivered", "failed"]
+
+
+class DeliveriesOut(BaseModel):
+    deliveries: list[DeliveryOut] = Field(description="attempts, newest first")
+    next_cursor: str | None = Field(description="null on the last page")
+
+
 class Problem(BaseModel):
     """RFC 9457 problem details, with this API's stable ``code``."""
 

@@ -15,6 +15,7 @@ from services.errors import (
 )
 from services.handlers.common import found, viewer
 from services.handlers.moves import turn_message
+from services.handlers.webhooks import hooks_of
 from services.handlers.turns import ai_time_used
 from services.ports import Reads, UnitOfWork
 from services.views import CreatedGame, GameView
@@ -51,7 +52,7 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, engines: tuple[str, ...],
                 turn_timeout_ms=timeout or None, owner=caller.owner,  # timeout 0: no limit
                 ai_seconds_per_hour=caller.ai_seconds_per_hour)
     with uow:
-        uow.games.add(game, events, turn_message(game))
+        uow.games.add(game, events, turn_message(game), hooks_of(game, events, 0))
         uow.commit()
     return CreatedGame(GameView.of(game, None), tokens)
 

@@ -16,6 +16,7 @@ from services.commands import Act
 from services.domain import Game, PlayedFor, TurnMessage
 from services.errors import KeyReused, StaleVersion
 from services.handlers.common import load, replay_log, seat_of
+from services.handlers.webhooks import hooks_of
 from services.ports import UnitOfWork, VersionConflict
 from services.views import GameView
 
@@ -101,7 +102,8 @@ def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
     game.state, game.version = state, read_version + len(entries)
     key = None if idempotency_key is None else (seat, idempotency_key, str(action))
     try:
-        uow.games.save_actions(game, read_version, entries, events, key, turn_message(game))
+        uow.games.save_actions(game, read_version, entries, events, key, turn_message(game),
+                               hooks_of(game, events, game.events))
         uow.commit()
     except VersionConflict as exc:
         uow.rollback()

@@ -1,4 +1,5 @@
-"""The outbox's relay: hands the turns committed moves wrote to the ``TurnScheduler``.
+"""The outbox's relay: hands the turns committed moves wrote to the ``TurnScheduler``,
+and their webhook messages, when due, to the ``WebhookQueue``.
 
 A move writes its next turn's message in its own transaction (``moves.turn_message``);
 a relay, woken by the commit, claims the oldest messages, hands each over and deletes
@@ -12,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from services.domain import TurnMessage
-from services.ports import TurnScheduler, UnitOfWork
+from services.ports import TurnScheduler, UnitOfWork, WebhookQueue
 
 log = logging.getLogger(__name__)
 
@@ -42,3 +43,22 @@ def hand_over(message: TurnMessage, scheduler: TurnScheduler) -> None:
     else:
         scheduler.human_turn(message.game_id, message.seat, message.version, message.delay_s,
                              message.sent_at)
+
+
+def relay_webhooks(uow: UnitOfWork, queue: WebhookQueue, lease_s: float,
+                   limit: int = BATCH) -> int:
+    """Hand over up to ``limit`` webhook messages that are due (new ones, retries, and
+    those whose lease ran out with their task); how many. Each is claimed with a new
+    hand, which only the task handed it may attempt; one not handed over is due again
+    at once."""
+    with uow:
+        claimed = uow.webhooks.claim_due(limit, lease_s)
+        for done, (message_id, hand) in enumerate(claimed):
+            try:
+                queue.deliver(message_id, hand)
+            except Exception:
+                uow.webhooks.put_back(claimed[done:])
+                uow.commit()
+                raise
+        uow.commit()
+    return len(claimed)

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import (
-    JSON, BigInteger, DateTime, Float, ForeignKey, Index, Integer, String, Text, text,
+    JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -141,20 +141,86 @@ class AiUsageRow(Base):
     seconds: Mapped[float] = mapped_column(Float)
 
 
+BIG_ID = BigInteger().with_variant(Integer(), "sqlite")  # (SQLite numbers it itself)
+
+
 class OutboxRow(Base):
     """A turn a committed move set in motion, written in the move's transaction, until a
     relay hands it to the queue (``handlers.outbox``): then deleted."""
 
     __tablename__ = "outbox"
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer(), "sqlite"),
-                                    primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BIG_ID, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(String(32))
     version: Mapped[int] = mapped_column(Integer)
     seat: Mapped[int] = mapped_column(Integer)
     engine: Mapped[str | None] = mapped_column(String(64))  # None: a human's time limit
     delay_ms: Mapped[int] = mapped_column(Integer)  # the AI's pace, or the human's time
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # database clock
+
+
+class WebhookEndpointRow(Base):
+    """Where a client key wants its games' events sent; the signing secret encrypted
+    (``services.ports.Secrets``), never in clear."""
+
+    __tablename__ = "webhook_endpoints"
+    __table_args__ = (Index("ix_webhook_endpoints_owner", "owner"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(32))  # the client key's id
+    url: Mapped[str] = mapped_column(String(2048))
+    event_types: Mapped[list[str]] = mapped_column(JSON)
+    description: Mapped[str | None] = mapped_column(String(200))
+    secret: Mapped[str] = mapped_column(Text)  # encrypted
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    disabled_reason: Mapped[str | None] = mapped_column(String(300))
+    failing_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+PENDING = text("state = 'pending'")
+
+
+class WebhookMessageRow(Base):
+    """One event for one endpoint, written in the move's transaction. The relay hands it
+    over when ``due_at`` comes (``hand`` counts the hand-overs: only the task holding the
+    latest may attempt it); an attempt that fails makes it due again later."""
+
+    __tablename__ = "webhook_messages"
+    __table_args__ = (Index("ix_webhook_messages_due", "due_at",
+                            postgresql_where=PENDING, sqlite_where=PENDING),
+                      Index("ix_webhook_messages_endpoint", "endpoint_id", "id"),
+                      Index("ix_webhook_messages_created", "created_at"))
+
+    id: Mapped[int] = mapped_column(BIG_ID, primary_key=True, autoincrement=True)
+    webhook_id: Mapped[str] = mapped_column(String(40), unique=True)  # the same every attempt
+    endpoint_id: Mapped[str] = mapped_column(
+        ForeignKey("webhook_endpoints.id", ondelete="CASCADE"))
+    type: Mapped[str] = mapped_column(String(40))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # database clock
+    state: Mapped[str] = mapped_column(String(12))  # "pending" | "delivered" | "failed"
+    due_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    hand: Mapped[int] = mapped_column(Integer)
+    attempts: Mapped[int] = mapped_column(Integer)
+
+
+class WebhookAttemptRow(Base):
+    """One attempt to deliver a message, and what the endpoint answered."""
+
+    __tablename__ = "webhook_attempts"
+    __table_args__ = (Index("ix_webhook_attempts_endpoint", "endpoint_id", "id"),
+                      Index("ix_webhook_attempts_message", "message_id"))
+
+    id: Mapped[int] = mapped_column(BIG_ID, primary_key=True, autoincrement=True)
+    message_id: Mapped[int] = mapped_column(
+        BIG_ID, ForeignKey("webhook_messages.id", ondelete="CASCADE"))
+    endpoint_id: Mapped[str] = mapped_column(String(32))
+    attempted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    status_code: Mapped[int | None] = mapped_column(Integer)  # None: no answer
+    latency_ms: Mapped[int] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(String(300))
 
 
 class SchemaReadersRow(Base):

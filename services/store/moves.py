@@ -31,7 +31,7 @@ WITH asked AS (
         game_id text, read_version integer, version integer, status text, events integer,
         snapshot json, to_act integer, deadline_ms integer, actions json, new_events json,
         key_seat integer, key text, key_action text, notice text, message_seat integer,
-        message_engine text, message_delay_ms integer)
+        message_engine text, message_delay_ms integer, owner text, hooks json)
     LIMIT %(count)s
 ), moved AS (
     UPDATE games SET version = asked.version, status = asked.status, events = asked.events,
@@ -62,11 +62,23 @@ WITH asked AS (
         moved.message_delay_ms, now()
     FROM moved WHERE moved.message_seat IS NOT NULL
     RETURNING 1
+), hooked AS (
+    INSERT INTO webhook_messages (webhook_id, endpoint_id, type, data, created_at, state,
+                                  due_at, hand, attempts)
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), endpoint.id, hook.type,
+        hook.data, now(), 'pending', now(), 0, 0
+    FROM moved
+    CROSS JOIN json_to_recordset(moved.hooks) AS hook(type text, data json)
+    JOIN webhook_endpoints AS endpoint ON endpoint.owner = moved.owner AND endpoint.enabled
+        AND endpoint.event_types::jsonb ? hook.type
+    WHERE moved.hooks IS NOT NULL
+    RETURNING 1
 )
 SELECT game_id FROM (SELECT game_id, pg_notify('{CHANNEL}', notice) FROM moved) AS announced
 UNION ALL
 SELECT NULL FROM (SELECT pg_notify('{OUTBOX_CHANNEL}', '')
-                  FROM (SELECT 1 FROM queued LIMIT 1) AS one) AS woken
+                  FROM (SELECT 1 FROM queued UNION ALL SELECT 1 FROM hooked LIMIT 1) AS one
+                  ) AS woken
 """
 
 
@@ -95,6 +107,8 @@ class Move(NamedTuple):
     new_events: list[dict[str, Any]]  # seq, round, payload
     key: tuple[int, str, str] | None  # Idempotency-Key: (seat, key, action text)
     message: TurnMessage | None  # the next turn's, for the outbox
+    owner: str | None  # the game's: its webhook endpoints get ``hooks``
+    hooks: list[dict[str, Any]]  # type, data
 
     def row(self) -> dict[str, Any]:
         """The move as one record of ``MOVES``' input."""
@@ -108,7 +122,7 @@ class Move(NamedTuple):
                 "key_action": action,
                 "message_seat": None if message is None else message.seat,
                 "message_engine": None if message is None else message.engine,
-                "message_delay_ms": delay_ms(message)}
+                "message_delay_ms": delay_ms(message), "hooks": self.hooks or None}
 
 
 def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:

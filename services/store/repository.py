@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from sqlalchemy import (
@@ -16,7 +16,9 @@ from sqlalchemy.orm import Session
 from engine.events import Event, RoundStarted
 from engine.snapshot import event_to_dict
 from engine.state import LogEntry
-from services.domain import ApiKey, Game, GameSummary, PlayedFor, Seat, TurnMessage, Waiting
+from services.domain import (
+    ApiKey, Game, GameSummary, Hook, PlayedFor, Seat, TurnMessage, Waiting,
+)
 from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
     ActionRow, AiUsageRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, OutboxRow, SeatRow,
@@ -27,11 +29,8 @@ from services.store.outbox import OUTBOX_CHANNEL
 from services.store.reads import GameReads
 from services.store.snapshots import stored
 from services.store.states import Known
-
-Moment = datetime | ColumnElement[datetime]
-"""A time to write: the database's clock on PostgreSQL (``now()``, shared by every
-machine), this machine's on SQLite (the database lives on it)."""
-
+from services.store.timing import Moment, aware
+from services.store.webhooks import write_hooks
 
 def _deadline_ms(game: Game) -> int | None:
     seat = game.seat_to_act
@@ -42,11 +41,6 @@ def _deadline_ms(game: Game) -> int | None:
 
 def _after(moment: Moment, ms: int | None) -> Moment | None:
     return None if ms is None else moment + timedelta(milliseconds=ms)
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite hands back naive datetimes; every time stored here is UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _table(model: type[Base]) -> Table:
@@ -111,7 +105,7 @@ class SqlGameRepository:
         return self._session()
 
     def add(self, game: Game, events: Sequence[Event],
-            message: TurnMessage | None = None) -> None:
+            message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         now, clock = utcnow(), self._clock()
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
@@ -129,6 +123,13 @@ class SqlGameRepository:
         game.events = len(events)
         if message is not None:
             self._add_message(message, clock)
+        self._add_hooks(game.owner, hooks, clock)
+
+    def _add_hooks(self, owner: str | None, hooks: Sequence[Hook], at: Moment) -> None:
+        if write_hooks(self.session.connection(), owner, hooks, at):
+            if isinstance(at, ColumnElement):
+                self.session.connection().execute(_WAKE_RELAY)
+            self.wrote_messages = True
 
     def _clock(self) -> Moment:
         return func.now() if self._dialect == "postgresql" else utcnow()
@@ -158,11 +159,11 @@ class SqlGameRepository:
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
                      events: Sequence[Event | PlayedFor],
                      key: tuple[int, str, str] | None = None,
-                     message: TurnMessage | None = None) -> None:
+                     message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         """Append ``entries`` to the log and ``events`` to the game's events, store the
-        new snapshot, remember the Idempotency-Key ``key`` (seat, key, action text) and
-        write ``message`` to the outbox, if and only if nobody else wrote since
-        ``read_version``."""
+        new snapshot, remember the Idempotency-Key ``key`` (seat, key, action text),
+        write ``message`` to the outbox and ``hooks`` for the owner's webhook endpoints,
+        if and only if nobody else wrote since ``read_version``."""
         first_event = game.events
         game.events += len(events)
         now = utcnow()
@@ -176,7 +177,7 @@ class SqlGameRepository:
               "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
              for offset, (round_no, e) in enumerate(
                  _by_round(entries[0].round_no if entries else 1, events), start=1)],
-            key, message)
+            key, message, game.owner, [{"type": h.type, "data": h.data} for h in hooks])
         if self._moves is not None:
             done = self._moves.write(move)
         else:
@@ -184,6 +185,7 @@ class SqlGameRepository:
         if not done:
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
         self._written.append((game, seen_at))
+        # (on PostgreSQL the statement's own notice wakes the relay that leads)
         self.wrote_messages = self.wrote_messages or message is not None
 
     def _move_in_transaction(self, move: Move) -> bool:
@@ -208,6 +210,7 @@ class SqlGameRepository:
                                             action=action, version=move.version))
         if move.message is not None:
             self._add_message(move.message, move.now)
+        self._add_hooks(move.owner, [Hook(h["type"], h["data"]) for h in move.hooks], move.now)
         return True
 
     def remember_written(self) -> None:
@@ -276,7 +279,7 @@ class SqlGameRepository:
                                             .where(GameRow.id == game_id)))
         deadline = self.session.scalar(select(GameRow.turn_deadline)
                                        .where(GameRow.id == game_id))
-        return deadline is not None and _aware(deadline) <= utcnow()
+        return deadline is not None and aware(deadline) <= utcnow()
 
     def actions(self, game_id: str) -> list[str]:
         return list(self.session.scalars(
@@ -359,7 +362,7 @@ class SqlOutbox:
                        OutboxRow.engine, OutboxRow.delay_ms, OutboxRow.created_at)
             .execution_options(synchronize_session=False)).all()
         return [TurnMessage(r.game_id, r.version, r.seat, r.engine, r.delay_ms / 1000,
-                            _aware(r.created_at)) for r in sorted(rows)]
+                            aware(r.created_at)) for r in sorted(rows)]
 
     def put_back(self, messages: Sequence[TurnMessage]) -> None:
         if messages:
@@ -397,4 +400,4 @@ class SqlKeyRepository:
 
 def _key(row: ApiKeyRow) -> ApiKey:
     return ApiKey(row.id, row.name, frozenset(row.scopes), row.rate, row.max_active_games,
-                  row.ai_seconds_per_hour, _aware(row.created_at), row.revoked_at is not None)
+                  row.ai_seconds_per_hour, aware(row.created_at), row.revoked_at is not None)

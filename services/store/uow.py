@@ -15,6 +15,7 @@ from services.store.moves import MoveBatches
 from services.store.reads import GameReads
 from services.store.repository import SqlGameRepository, SqlKeyRepository, SqlOutbox
 from services.store.transient import is_transient
+from services.store.webhooks import SqlWebhooks
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +24,7 @@ class SqlUnitOfWork:
     games: SqlGameRepository
     keys: SqlKeyRepository
     outbox: SqlOutbox
+    webhooks: SqlWebhooks
 
     def __init__(self, sessions: sessionmaker[Session], reads: GameReads,
                  moves: MoveBatches | None = None,
@@ -39,6 +41,7 @@ class SqlUnitOfWork:
         self.games = SqlGameRepository(lambda: self.session, self._reads, self._moves)
         self.keys = SqlKeyRepository(lambda: self.session)
         self.outbox = SqlOutbox(lambda: self.session)
+        self.webhooks = SqlWebhooks(lambda: self.session)
         return self
 
     @property

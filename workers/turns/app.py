@@ -12,10 +12,13 @@ from workers.turns import embedded
 from workers.turns.runtime import TurnRuntime
 from workers.turns.settings import TurnSettings
 # One queue per level, so that slow levels never starve fast ones; third-party bots
-# share one; sweeps, time limits and broker cleanup have their own.
+# share one; sweeps, time limits and broker cleanup have their own; webhook attempts
+# theirs (a slow endpoint never delays a turn).
 BOTS_QUEUE = "ai.bots"
 MAINTENANCE_QUEUE = "turns.maintenance"
-QUEUES = tuple(f"ai.{level}" for level in LEVELS) + (BOTS_QUEUE, MAINTENANCE_QUEUE)
+WEBHOOKS_QUEUE = "webhooks"
+QUEUES = tuple(f"ai.{level}" for level in LEVELS) + (BOTS_QUEUE, MAINTENANCE_QUEUE,
+                                                     WEBHOOKS_QUEUE)
 
 
 def queue_for(engine: str) -> str:
@@ -74,6 +77,8 @@ def _beat_schedule(settings: TurnSettings) -> dict[str, dict[str, object]]:
     schedule: dict[str, dict[str, object]] = {
         "sweep": {"task": "president.sweep", "schedule": settings.sweep_every_s,
                   "options": {"queue": MAINTENANCE_QUEUE, "expires": settings.sweep_every_s}},
+        "prune-webhooks": {"task": "president.prune_webhooks", "schedule": 3600.0,
+                           "options": {"queue": MAINTENANCE_QUEUE, "expires": 3600}},
     }
     if embedded.is_embedded(settings.broker_url):
         schedule["broker-cleanup"] = {"task": "president.broker_cleanup", "schedule": 60.0,

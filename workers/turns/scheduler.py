@@ -1,5 +1,6 @@
 """The service's ``TurnScheduler`` on Celery: each turn becomes a task on its level's
-queue. Tasks are sent by name, so the sender never imports the task code.
+queue (and its ``WebhookQueue``: each webhook message an attempt task). Tasks are sent
+by name, so the sender never imports the task code.
 
 Each message expires ``turn_expires_s`` after it is due, counted from when the move
 wrote it (the database's clock): a turn the sweeper sends again (``handlers.turns.
@@ -11,7 +12,7 @@ from datetime import datetime, timedelta
 
 from celery import Celery
 
-from workers.turns.app import MAINTENANCE_QUEUE, queue_for
+from workers.turns.app import MAINTENANCE_QUEUE, WEBHOOKS_QUEUE, queue_for
 
 # Longer time limits are not sent as countdown tasks: the sweeper finds them by their
 # deadline (a worker holds a countdown task in memory all along, and Redis hands it out
@@ -45,3 +46,17 @@ class CeleryScheduler:
                    else sent_at + timedelta(seconds=delay_s + self.turn_expires_s))
         self.app.send_task(task, args=args, queue=queue, countdown=delay_s or None,
                            expires=expires, retry=True, retry_policy=PUBLISH_RETRY)
+
+
+class CeleryWebhooks:
+    """The ``WebhookQueue`` on Celery: each message an attempt task on the webhooks queue,
+    dropped unstarted once its lease has run out (the relay has handed it over again)."""
+
+    def __init__(self, app: Celery, lease_s: float) -> None:
+        self.app = app
+        self.lease_s = lease_s
+
+    def deliver(self, message_id: int, hand: int) -> None:
+        self.app.send_task("president.deliver_webhook", args=(message_id, hand),
+                           queue=WEBHOOKS_QUEUE, expires=self.lease_s, retry=True,
+                           retry_policy=PUBLISH_RETRY)

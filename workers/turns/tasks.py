@@ -16,6 +16,7 @@ from sqlalchemy.exc import OperationalError
 from services.commands import Turn
 from services.errors import Unavailable
 from services.handlers.turns import play_instead, postpone, sweep, take_ai_turn
+from services.handlers.webhooks import deliver, prune
 from workers.rpc.client import AiError, UnknownEngine
 from workers.turns import embedded
 from workers.turns.runtime import TurnRuntime
@@ -93,6 +94,19 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
             log.info("sweep: %d AI turn(s) sent again, %d time limit(s) passed",
                      done.ai_turns, done.timeouts)
         return {"ai_turns": done.ai_turns, "timeouts": done.timeouts}
+
+    @app.task(name="president.deliver_webhook", shared=False)
+    def deliver_webhook(message_id: int, hand: int) -> str:
+        rt = runtime()
+        assert rt.webhooks is not None
+        hooks = rt.webhooks
+        return deliver(message_id, hand, rt.uow(), hooks.sender, hooks.vault, hooks.policy)
+
+    @app.task(name="president.prune_webhooks", shared=False)
+    def prune_webhooks() -> int:
+        rt = runtime()
+        assert rt.webhooks is not None
+        return prune(rt.uow(), rt.webhooks.policy)
 
     @app.task(name="president.broker_cleanup", shared=False)
     def broker_cleanup() -> int:

@@ -1,0 +1,16 @@
+"""Times as the store writes and reads them."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import ColumnElement
+
+Moment = datetime | ColumnElement[datetime]
+"""A time to write: the database's clock on PostgreSQL (``now()``, shared by every
+machine), this machine's on SQLite (the database lives on it)."""
+
+
+def aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every time stored here is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

@@ -1,0 +1,108 @@
+"""The ``WebhookSender`` port over HTTP (httpx), signed as the Standard Webhooks
+specification says (the ``standardwebhooks`` package).
+
+No server-side request forgery: the endpoint's host is resolved, every address it
+resolves to must be public (unless ``private`` allows loopback or every address), and
+the request goes to the address that was checked (a name that resolves elsewhere a
+moment later changes nothing; HTTPS still checks the certificate against the name).
+Redirects are not followed; an attempt has ``timeout_s`` for each step; at most
+``ANSWER_BYTES`` of the answer are read."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import time
+from datetime import datetime, timezone
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+from standardwebhooks import Webhook
+
+from services.domain import Answer
+from services.errors import UrlRefused
+
+ANSWER_BYTES = 64 * 1024
+PRIVATE = ("off", "loopback", "on")
+USER_AGENT = "president-webhooks/1"
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def refused(address: Address, private: str) -> bool:
+    """Whether an endpoint may not be called at ``address``."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address.is_multicast or address.is_unspecified:
+        return True
+    if private == "on" or (private == "loopback" and address.is_loopback):
+        return False
+    return not address.is_global
+
+
+class HttpSender:
+    def __init__(self, timeout_s: float, private: str = "off") -> None:
+        if private not in PRIVATE:
+            raise ValueError(f"PRESIDENT_WEBHOOK_PRIVATE_URLS is one of {', '.join(PRIVATE)}, "
+                             f"not {private!r}")
+        self._private = private
+        self._client = httpx.Client(timeout=timeout_s, follow_redirects=False,
+                                    headers={"User-Agent": USER_AGENT})
+
+    def check(self, url: str) -> None:
+        self._address(url)
+
+    def _address(self, url: str) -> Address:
+        """The first address of the URL's host, all of them checked."""
+        parts = urlsplit(url)
+        host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as error:
+            raise UrlRefused(f"the host {host[:100]!r} of the webhook URL does not resolve: "
+                             f"{error}") from None
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
+        bad = [a for a in addresses if refused(a, self._private)]
+        if bad or not addresses:
+            raise UrlRefused(f"the webhook URL's host resolves to {bad[0] if bad else 'nothing'}"
+                             f", an address this service does not call (loopback, private, "
+                             f"link-local or reserved)")
+        return addresses[0]
+
+    def send(self, url: str, webhook_id: str, body: str, secret: str) -> Answer:
+        started = time.monotonic()
+        try:
+            address = self._address(url)
+            parts = urlsplit(url)
+            host = f"[{address}]" if address.version == 6 else str(address)
+            pinned = urlunsplit(parts._replace(netloc=f"{host}:{parts.port or ''}".rstrip(":")))
+            now = datetime.now(timezone.utc)
+            headers = {
+                "Host": parts.netloc, "Content-Type": "application/json",
+                "webhook-id": webhook_id, "webhook-timestamp": str(int(now.timestamp())),
+                "webhook-signature": Webhook(secret).sign(webhook_id, now, body)}
+            extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
+            with self._client.stream("POST", pinned, content=body.encode(), headers=headers,
+                                     extensions=extensions) as answer:
+                _read_some(answer)
+                return Answer(answer.status_code, _ms_since(started))
+        except UrlRefused as error:
+            return Answer(None, _ms_since(started), error.message)
+        except httpx.HTTPError as error:
+            return Answer(None, _ms_since(started), f"{type(error).__name__}: {error}"[:300])
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _read_some(answer: httpx.Response) -> None:
+    """At most ``ANSWER_BYTES`` of the answer: nothing of it is kept but its status."""
+    read = 0
+    for chunk in answer.iter_raw():
+        read += len(chunk)
+        if read >= ANSWER_BYTES:
+            return
+
+
+def _ms_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
