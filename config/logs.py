@@ -27,8 +27,10 @@ def logging_config() -> dict[str, Any]:
                                 "stream": "ext://sys.stderr"}},
         "root": {"level": level, "handlers": ["stderr"]},
         # gunicorn's own loggers log through the root handler, in the same format
-        "loggers": {name: {"level": level, "handlers": [], "propagate": True}
-                    for name in ("gunicorn.error", "gunicorn.access")},
+        "loggers": {**{name: {"level": level, "handlers": [], "propagate": True}
+                       for name in ("gunicorn.error", "gunicorn.access")},
+                    # a line per webhook attempt says nothing the attempts' table does not
+                    "httpx": {"level": "WARNING"}},
     }
 
 
