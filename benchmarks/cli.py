@@ -56,6 +56,14 @@ def _pipeline(args: argparse.Namespace) -> int:
     return _print(report, args.json, format_pipeline)
 
 
+def _webhooks(args: argparse.Namespace) -> int:
+    from benchmarks.webhooks import bench_webhooks, format_webhooks
+
+    report = bench_webhooks(args.database_url, args.redis_url, moves=args.moves,
+                            load_moves=args.load_moves, threads=args.threads)
+    return _print(report, args.json, format_webhooks)
+
+
 def _chaos(args: argparse.Namespace) -> int:
     from benchmarks.chaos import FAULTS, bench_chaos, format_chaos
 
@@ -131,6 +139,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pipe.add_argument("--load-games", type=int, default=16, help="games at once, throughput")
     pipe.add_argument("--json", action="store_true", help="print JSON")
     pipe.set_defaults(func=_pipeline)
+
+    hooks = bench_sub.add_parser("webhooks", help="a move's webhook, commit to receiver: "
+                                 "latency and deliveries a second")
+    hooks.add_argument("--database-url", default="postgresql://postgres@127.0.0.1:5432/test",
+                       help="PostgreSQL: the benchmark uses a schema bench_webhooks of its own")
+    hooks.add_argument("--redis-url", default="redis://127.0.0.1:6379/15",
+                       help="a Redis database the benchmark may empty")
+    hooks.add_argument("--moves", type=int, default=200, help="moves one at a time (latency)")
+    hooks.add_argument("--load-moves", type=int, default=2000, help="moves at once (throughput)")
+    hooks.add_argument("--threads", type=int, default=8, help="threads making moves at once")
+    hooks.add_argument("--json", action="store_true", help="print JSON")
+    hooks.set_defaults(func=_webhooks)
 
     chaos = bench_sub.add_parser("chaos", help="one fault at a time under load: what each "
                                  "cost the games (a PostgreSQL and a Redis of its own)")
