@@ -75,7 +75,7 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         settings = TurnSettings.from_env(broker_url=broker_url)
         app = make_celery(settings)
         scheduler = CeleryScheduler(app, settings.turn_expires_s)
-        queue = CeleryWebhooks(app, hooks.policy.lease_s)
+        queue = CeleryWebhooks(app, hooks.policy.queue_wait_s)
         engines = tuple(engines_from_env())
     start_relay(store, scheduler, queue, hooks.policy)
     return Container(uow=store.uow, reads=store.reads, engines=engines,
@@ -91,7 +91,7 @@ def start_relay(store: Store, scheduler: TurnScheduler, webhook_queue: WebhookQu
     polling the embedded broker would otherwise look before the thread had sent the next
     turn, and wait a poll for it)."""
     relay = Relay(store.uow, scheduler, store.outbox_wake(),
-                  (webhook_queue, policy.lease_s)).start()
+                  (webhook_queue, policy.queue_wait_s)).start()
     store.outbox_written = relay.poke if store.engine.dialect.name == "postgresql" else relay.drain
     return relay
 
@@ -112,6 +112,8 @@ def webhooks() -> Webhooks:
             disable_after_s=float(defaulted("PRESIDENT_WEBHOOK_DISABLE_AFTER_S")),
             per_key=int(defaulted("PRESIDENT_WEBHOOKS_PER_KEY")),
             keep_s=float(defaulted("PRESIDENT_WEBHOOK_KEEP_S")),
+            # longer than any backlog a healthy deployment has: a task lost with the broker
+            queue_wait_s=60.0,
             # an attempt's connect, send and answer each have the timeout
             lease_s=3 * timeout_s + 5))
 
@@ -144,5 +146,6 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
 
     scheduler = CeleryScheduler(app, settings.turn_expires_s)
     hooks = webhooks()
-    start_relay(store, scheduler, CeleryWebhooks(app, hooks.policy.lease_s), hooks.policy)
+    start_relay(store, scheduler, CeleryWebhooks(app, hooks.policy.queue_wait_s),
+                hooks.policy)
     return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks)

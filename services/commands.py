@@ -60,7 +60,8 @@ class WebhookPolicy:
     disable_after_s: float
     per_key: int
     keep_s: float
-    lease_s: float  # a message handed over, or attempted, waits this long for it
+    queue_wait_s: float  # a message handed over waits this long for its attempt to start
+    lease_s: float  # an attempt holds its message this long (a worker may die with it)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ class Relay:
                  wake: OutboxWake | None = None,
                  webhooks: tuple[WebhookQueue, float] | None = None) -> None:
         """Without ``wake``, no thread: ``drain`` is called after each commit.
-        ``webhooks``: where webhook messages go, and their lease (None: they wait)."""
+        ``webhooks``: where webhook messages go, and how long one handed over waits
+        for its attempt to start (None: they stay in their table)."""
         self._uow_factory = uow_factory
         self._scheduler = scheduler
         self._wake = wake
@@ -65,8 +66,8 @@ class Relay:
                 turns = relay(self._uow_factory(), self._scheduler)
                 hooks = 0
                 if self._webhooks is not None:
-                    queue, lease_s = self._webhooks
-                    hooks = relay_webhooks(self._uow_factory(), queue, lease_s)
+                    queue, wait_s = self._webhooks
+                    hooks = relay_webhooks(self._uow_factory(), queue, wait_s)
             except Exception:  # noqa: BLE001 - the broker or database is down: later
                 log.exception("outbox relay: could not hand over; trying again")
                 self._stopped.wait(RETRY_S[min(self._failures, len(RETRY_S) - 1)])

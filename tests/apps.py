@@ -24,7 +24,7 @@ from workers.webhooks.http import HttpSender
 
 # Quick retries, few endpoints a key, loopback receivers allowed (the tests' own).
 POLICY = WebhookPolicy(retry_s=(0.2, 0.4), disable_after_s=3600, per_key=3, keep_s=3600,
-                       lease_s=5)
+                       queue_wait_s=10, lease_s=5)
 
 
 def quick_webhooks(policy: WebhookPolicy = POLICY, timeout_s: float = 2.0) -> Webhooks:
@@ -71,7 +71,7 @@ def hooked_app(db: Engine, webhooks: Webhooks | None = None) -> HookedApp:
     store, hooks = Store(db), webhooks or quick_webhooks()
     scheduler = InlineScheduler(store.uow, decide_here, FALLBACK)
     courier = BackgroundWebhooks(store.uow, hooks)
-    relay = Relay(store.uow, scheduler, None, (courier, hooks.policy.lease_s))
+    relay = Relay(store.uow, scheduler, None, (courier, hooks.policy.queue_wait_s))
 
     def after_commit() -> None:
         relay.drain()

@@ -45,14 +45,14 @@ def hand_over(message: TurnMessage, scheduler: TurnScheduler) -> None:
                              message.sent_at)
 
 
-def relay_webhooks(uow: UnitOfWork, queue: WebhookQueue, lease_s: float,
+def relay_webhooks(uow: UnitOfWork, queue: WebhookQueue, wait_s: float,
                    limit: int = BATCH) -> int:
     """Hand over up to ``limit`` webhook messages that are due (new ones, retries, and
-    those whose lease ran out with their task); how many. Each is claimed with a new
-    hand, which only the task handed it may attempt; one not handed over is due again
-    at once."""
+    those whose task was lost); how many. Each is claimed with a new hand, which only
+    the task handed it may attempt, and is due again after ``wait_s`` unless its attempt
+    starts; one not handed over is due again at once."""
     with uow:
-        claimed = uow.webhooks.claim_due(limit, lease_s)
+        claimed = uow.webhooks.claim_due(limit, wait_s)
         for done, (message_id, hand) in enumerate(claimed):
             try:
                 queue.deliver(message_id, hand)

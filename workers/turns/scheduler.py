@@ -50,13 +50,13 @@ class CeleryScheduler:
 
 class CeleryWebhooks:
     """The ``WebhookQueue`` on Celery: each message an attempt task on the webhooks queue,
-    dropped unstarted once its lease has run out (the relay has handed it over again)."""
+    dropped unstarted after ``wait_s`` (by then the relay hands it over again)."""
 
-    def __init__(self, app: Celery, lease_s: float) -> None:
+    def __init__(self, app: Celery, wait_s: float) -> None:
         self.app = app
-        self.lease_s = lease_s
+        self.wait_s = wait_s
 
     def deliver(self, message_id: int, hand: int) -> None:
         self.app.send_task("president.deliver_webhook", args=(message_id, hand),
-                           queue=WEBHOOKS_QUEUE, expires=self.lease_s, retry=True,
+                           queue=WEBHOOKS_QUEUE, expires=self.wait_s, retry=True,
                            retry_policy=PUBLISH_RETRY)

@@ -26,7 +26,7 @@ from workers.ai import LEVELS
 from workers.webhooks.http import HttpSender, refused
 
 POLICY = WebhookPolicy(retry_s=(5, 60), disable_after_s=3600, per_key=2, keep_s=600,
-                       lease_s=30)
+                       queue_wait_s=60, lease_s=30)
 KEY = ApiKey("k" * 32, "app", frozenset({"webhooks", "games:create-ai"}))
 CALLER = Caller(KEY)
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -95,7 +95,7 @@ def _series(db: FakeDatabase, caller: Caller = CALLER) -> str:
 
 def _attempt_all(db: FakeDatabase, sender: Scripted) -> list[str]:
     queue = Queue()
-    relay_webhooks(db.uow(), queue, POLICY.lease_s)
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
     return [deliver(m, h, db.uow(), sender, Plain(), POLICY) for m, h in queue.handed]
 
 
@@ -132,40 +132,59 @@ def test_a_hand_over_is_attempted_once_however_many_copies_run() -> None:
     db, _, sender, _ = _setup(types=("series.ended",))
     _series(db)
     queue = Queue()
-    relay_webhooks(db.uow(), queue, POLICY.lease_s)
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
     (message_id, hand), = queue.handed
     outcomes = [deliver(message_id, hand, db.uow(), sender, Plain(), POLICY) for _ in range(3)]
     assert outcomes == ["delivered", "not ours", "not ours"] and len(sender.sent) == 1
 
 
-def test_a_message_whose_task_was_lost_is_handed_over_again_after_its_lease() -> None:
+def test_a_message_whose_task_was_lost_is_handed_over_again_after_its_wait() -> None:
     db, clock, sender, _ = _setup(types=("series.ended",))
     _series(db)
     lost = Queue()
-    relay_webhooks(db.uow(), lost, POLICY.lease_s)  # handed to a worker that dies
+    relay_webhooks(db.uow(), lost, POLICY.queue_wait_s)  # handed to a worker that dies
     again = Queue()
-    relay_webhooks(db.uow(), again, POLICY.lease_s)
-    assert again.handed == []  # within its lease
-    clock.now += timedelta(seconds=POLICY.lease_s)
-    relay_webhooks(db.uow(), again, POLICY.lease_s)
+    relay_webhooks(db.uow(), again, POLICY.queue_wait_s)
+    assert again.handed == []  # its task may still start
+    clock.now += timedelta(seconds=POLICY.queue_wait_s)
+    relay_webhooks(db.uow(), again, POLICY.queue_wait_s)
     (message_id, hand), = again.handed
     assert deliver(*lost.handed[0], db.uow(), sender, Plain(), POLICY) == "not ours"
     assert deliver(message_id, hand, db.uow(), sender, Plain(), POLICY) == "delivered"
+
+
+def test_a_message_whose_worker_died_mid_attempt_is_due_again_after_the_attempt_s_lease(
+        ) -> None:
+    db, clock, sender, _ = _setup(types=("series.ended",))
+    _series(db)
+    queue = Queue()
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
+    (message_id, hand), = queue.handed
+    with db.uow() as uow:  # the attempt starts; its worker dies before the answer
+        assert uow.webhooks.start(message_id, hand, POLICY.lease_s) is not None
+    clock.now += timedelta(seconds=POLICY.lease_s - 1)
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
+    assert len(queue.handed) == 1
+    clock.now += timedelta(seconds=1)
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
+    assert len(queue.handed) == 2
+    assert deliver(*queue.handed[1], db.uow(), sender, Plain(), POLICY) == "delivered"
+    assert next(iter(db.messages.values())).attempts == 2
 
 
 def test_a_broker_that_refuses_leaves_the_message_due() -> None:
     db, _, sender, _ = _setup(types=("series.ended",))
     _series(db)
     with pytest.raises(ConnectionError):
-        relay_webhooks(db.uow(), Queue(fail=True), POLICY.lease_s)
-    assert _attempt_all(db, sender) == ["delivered"]  # due at once, not after the lease
+        relay_webhooks(db.uow(), Queue(fail=True), POLICY.queue_wait_s)
+    assert _attempt_all(db, sender) == ["delivered"]  # due at once, not after its wait
 
 
 def test_410_disables_the_endpoint_and_fails_what_waits_for_it() -> None:
     db, _, sender, _ = _setup(Answer(410, 2))
     _series(db)  # round.ended and series.ended
     queue = Queue()
-    relay_webhooks(db.uow(), queue, POLICY.lease_s)
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
     first, second = queue.handed
     assert deliver(*first, db.uow(), sender, Plain(), POLICY) == "failed"
     assert deliver(*second, db.uow(), sender, Plain(), POLICY) == "not ours"
