@@ -166,8 +166,8 @@ class WebhookRepository(Protocol):
         """Claimed messages that could not be handed over: due now."""
 
     def start(self, message_id: int, hand: int, lease_s: float) -> Delivery | None:
-        """Take the message for an attempt, if ``hand`` is still its latest hand-over and
-        it waits (not for ``lease_s``: a worker that dies with it leaves it due again);
+        """Take the message for an attempt, if ``hand`` is still its latest hand-over (or
+        the one whose claim is being committed) and it waits (not for ``lease_s``: a worker that dies with it leaves it due again);
         None: another copy has it, or it is settled. A message whose endpoint is
         disabled fails here."""
 

@@ -309,7 +309,7 @@ class FakeWebhooks:
 
     def start(self, message_id: int, hand: int, lease_s: float) -> Delivery | None:
         m, now = self._db.messages.get(message_id), self._db.now()
-        if m is None or m.hand != hand or m.state != "pending":
+        if m is None or m.hand not in (hand - 1, hand) or m.state != "pending":
             return None
         m.hand, m.attempts, m.due_at = hand + 1, m.attempts + 1, now + timedelta(seconds=lease_s)
         endpoint, sealed = self._db.endpoints[m.endpoint_id]

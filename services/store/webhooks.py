@@ -134,10 +134,15 @@ class SqlWebhooks:
                 .execution_options(synchronize_session=False))
 
     def start(self, message_id: int, hand: int, lease_s: float) -> Delivery | None:
+        """The task may start before the relay that handed it over has committed its
+        claim: the message is then still at the hand before, which this matches, and
+        PostgreSQL waits for the claim's commit and checks again (a row the statement
+        did not match it would not wait for). A copy of an older hand matches neither."""
         session = self._session()
         row = session.execute(
             update(Message)
-            .where(Message.id == message_id, Message.hand == hand, Message.state == "pending")
+            .where(Message.id == message_id, Message.hand.in_((hand - 1, hand)),
+                   Message.state == "pending")
             .values(hand=hand + 1, attempts=Message.attempts + 1, due_at=self._after(lease_s))
             .returning(Message.id, Message.webhook_id, Message.endpoint_id, Message.type,
                        Message.data, Message.created_at, Message.attempts)
