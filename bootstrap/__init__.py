@@ -12,6 +12,7 @@ from __future__ import annotations
 from apiflask import APIFlask
 from celery import Celery
 
+from config import tracing
 from config.settings import defaulted, setting
 from engine import View
 from engine.plays import Action
@@ -125,8 +126,12 @@ def table_defaults() -> TableDefaults:
 
 
 def api_app(services: Container | None = None) -> APIFlask:
-    """The REST API and play page, on the settings' database and broker by default."""
-    return create_app(services or container_from_env(), cache_bytes("rendered"))
+    """The REST API and play page, on the settings' database and broker by default;
+    traced when the ``OTEL_*`` settings say so (``config.tracing``)."""
+    tracing.start("president-api")
+    app = create_app(services or container_from_env(), cache_bytes("rendered"))
+    tracing.instrument_app(app)
+    return app
 
 
 def celery_app(settings: TurnSettings | None = None) -> Celery:

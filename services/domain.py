@@ -160,6 +160,7 @@ class TurnMessage:
     engine: str | None
     delay_s: float
     sent_at: datetime | None = None  # when it was written, by the database's clock
+    trace: str | None = None  # the traceparent of the move that wrote it (tracing on)
 
     @property
     def is_ai(self) -> bool:

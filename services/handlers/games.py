@@ -7,6 +7,7 @@ import secrets
 import uuid
 from datetime import datetime
 
+from config import tracing
 from engine import Rules, new_series_with_events
 from services.commands import CreateGame, ReadGame, TableDefaults
 from services.domain import ANONYMOUS, Caller, Game, GameSummary, Seat, hash_token, new_token
@@ -52,7 +53,8 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, engines: tuple[str, ...],
                 turn_timeout_ms=timeout or None, owner=caller.owner,  # timeout 0: no limit
                 ai_seconds_per_hour=caller.ai_seconds_per_hour)
     with uow:
-        uow.games.add(game, events, turn_message(game), hooks_of(game, events, 0))
+        uow.games.add(game, events, turn_message(game, tracing.traceparent()),
+                      hooks_of(game, events, 0))
         uow.commit()
     return CreatedGame(GameView.of(game, None), tokens)
 

@@ -9,6 +9,7 @@ outbox (``turn_message``), which a relay hands to the ``TurnScheduler``
 
 from __future__ import annotations
 
+from config import tracing
 from engine import apply, parse_action
 from engine.errors import PresidentError
 from engine.plays import Action
@@ -43,7 +44,8 @@ def _played_after_reading(uow: UnitOfWork, cmd: Act,
     if cmd.version != game.version:
         raise StaleVersion(f"the game is at version {game.version}, not {cmd.version}")
     try:
-        apply_and_save(uow, game, action, seat, cmd.idempotency_key)
+        apply_and_save(uow, game, action, seat, cmd.idempotency_key,
+                       trace=tracing.traceparent())
     except StaleVersion:  # a concurrent retry of the same request may have won
         first = _first_result(uow, game, seat, cmd)
         if first is None:
@@ -65,7 +67,7 @@ def _played_as_known(uow: UnitOfWork, cmd: Act, action: Action) -> tuple[Game, i
     if game is None or seat is None:
         return None
     try:
-        apply_and_save(uow, game, action, seat.seat)
+        apply_and_save(uow, game, action, seat.seat, trace=tracing.traceparent())
     except PresidentError:
         return None
     return game, seat.seat
@@ -91,10 +93,11 @@ def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView 
 
 
 def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
-                   idempotency_key: str | None = None, note: PlayedFor | None = None) -> None:
+                   idempotency_key: str | None = None, note: PlayedFor | None = None,
+                   trace: str | None = None) -> None:
     """Play ``action`` for ``seat`` and commit, with the next turn's message, if the game
     is still at the version read (else ``StaleVersion``); ``note`` is recorded just before
-    the play's events."""
+    the play's events; ``trace``: the traceparent the next turn goes on with."""
     read_version = game.version
     state, played = apply(game.state, action, seat)  # engine errors: nothing changes
     events = played if note is None else [note, *played]
@@ -102,22 +105,26 @@ def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
     game.state, game.version = state, read_version + len(entries)
     key = None if idempotency_key is None else (seat, idempotency_key, str(action))
     try:
-        uow.games.save_actions(game, read_version, entries, events, key, turn_message(game),
-                               hooks_of(game, events, game.events))
+        uow.games.save_actions(game, read_version, entries, events, key,
+                               turn_message(game, trace), hooks_of(game, events, game.events))
         uow.commit()
     except VersionConflict as exc:
         uow.rollback()
         raise StaleVersion(str(exc)) from None
 
 
-def turn_message(game: Game) -> TurnMessage | None:
+def turn_message(game: Game, trace: str | None = None) -> TurnMessage | None:
     """What the game's next turn needs set in motion: an AI seat to play (after the
-    game's pace), a human seat's time limit; None when nothing is to wait for."""
+    game's pace), a human seat's time limit; None when nothing is to wait for. ``trace``:
+    the traceparent of the request it belongs to (a client's move, a creation: an AI's
+    move starts no trace of its own, or an all-AI series would be one endless trace)."""
     seat = game.seat_to_act
     if seat is None:
         return None
     if seat.kind == "ai" and seat.engine is not None:
-        return TurnMessage(game.id, game.version, seat.seat, seat.engine, game.pace_ms / 1000)
+        return TurnMessage(game.id, game.version, seat.seat, seat.engine, game.pace_ms / 1000,
+                           trace=trace)
     if seat.kind == "human" and game.turn_timeout_ms is not None:
-        return TurnMessage(game.id, game.version, seat.seat, None, game.turn_timeout_ms / 1000)
+        return TurnMessage(game.id, game.version, seat.seat, None, game.turn_timeout_ms / 1000,
+                           trace=trace)
     return None

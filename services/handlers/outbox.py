@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 
+from config import tracing
 from services.domain import TurnMessage
 from services.ports import TurnScheduler, UnitOfWork, WebhookQueue
 
@@ -37,12 +38,15 @@ def relay(uow: UnitOfWork, scheduler: TurnScheduler, limit: int = BATCH) -> int:
 
 
 def hand_over(message: TurnMessage, scheduler: TurnScheduler) -> None:
-    if message.engine is not None:
-        scheduler.ai_turn(message.game_id, message.seat, message.version, message.engine,
-                          message.delay_s, message.sent_at)
-    else:
-        scheduler.human_turn(message.game_id, message.seat, message.version, message.delay_s,
-                             message.sent_at)
+    """Within the trace of the move that wrote the message, if it carries one: the
+    queue's publish, and the task after it, join that trace."""
+    with tracing.continued(message.trace):
+        if message.engine is not None:
+            scheduler.ai_turn(message.game_id, message.seat, message.version, message.engine,
+                              message.delay_s, message.sent_at)
+        else:
+            scheduler.human_turn(message.game_id, message.seat, message.version,
+                                 message.delay_s, message.sent_at)
 
 
 def relay_webhooks(uow: UnitOfWork, queue: WebhookQueue, wait_s: float,

@@ -15,11 +15,12 @@ from alembic.config import Config
 from alembic.util import CommandError
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import URL, Engine, create_engine, event, text
+import sqlalchemy
+from sqlalchemy import URL, Engine, event, text
 from sqlalchemy.orm import sessionmaker, Session
 
-from services.jsoncodec import dumps, loads
 from config.settings import setting
+from services.jsoncodec import dumps, loads
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -37,17 +38,20 @@ def make_engine(url: str | None = None, *, autocommit: bool = False) -> Engine:
     options: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": loads}
     if autocommit:  # (no transaction is ever open: nothing to roll back on check-in)
         options.update(isolation_level="AUTOCOMMIT", pool_reset_on_return=None)
+    # (``sqlalchemy.create_engine`` is looked up here: tracing, when on, wraps it)
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30}, **options)
+        engine = sqlalchemy.create_engine(url, connect_args={"timeout": 30}, **options)
         event.listen(engine, "connect", _sqlite_pragmas)
-        return engine
-    if url.startswith("postgresql://"):  # psycopg 3 is the driver this project installs
-        url = "postgresql+psycopg://" + url[len("postgresql://"):]
-    # No pre-ping (a round trip per request); stale connections are recycled instead.
-    return create_engine(url, pool_recycle=1800, pool_size=10, max_overflow=10, **options)
+    else:
+        if url.startswith("postgresql://"):  # psycopg 3 is the driver this project installs
+            url = "postgresql+psycopg://" + url[len("postgresql://"):]
+        # No pre-ping (a round trip per request); stale connections are recycled instead.
+        engine = sqlalchemy.create_engine(url, pool_recycle=1800, pool_size=10,
+                                          max_overflow=10, **options)
+    return engine
 
 
 def autocommit_twin(engine: Engine) -> Engine:

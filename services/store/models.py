@@ -157,6 +157,7 @@ class OutboxRow(Base):
     engine: Mapped[str | None] = mapped_column(String(64))  # None: a human's time limit
     delay_ms: Mapped[int] = mapped_column(Integer)  # the AI's pace, or the human's time
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # database clock
+    trace: Mapped[str | None] = mapped_column(String(64))  # the move's traceparent
 
 
 class WebhookEndpointRow(Base):

@@ -17,6 +17,7 @@ import psycopg
 from prometheus_client import Histogram
 from sqlalchemy.engine.interfaces import DBAPICursor
 
+from config import tracing
 from services.domain import TurnMessage
 from services.jsoncodec import dumps
 from services.store.feed import CHANNEL, Notice
@@ -31,7 +32,8 @@ WITH asked AS (
         game_id text, read_version integer, version integer, status text, events integer,
         snapshot json, to_act integer, deadline_ms integer, actions json, new_events json,
         key_seat integer, key text, key_action text, notice text, message_seat integer,
-        message_engine text, message_delay_ms integer, owner text, hooks json)
+        message_engine text, message_delay_ms integer, message_trace text, owner text,
+        hooks json)
     LIMIT %(count)s
 ), moved AS (
     UPDATE games SET version = asked.version, status = asked.status, events = asked.events,
@@ -57,9 +59,9 @@ WITH asked AS (
     SELECT moved.game_id, moved.key_seat, moved.key, moved.key_action, moved.version
     FROM moved WHERE moved.key IS NOT NULL
 ), queued AS (
-    INSERT INTO outbox (game_id, version, seat, engine, delay_ms, created_at)
+    INSERT INTO outbox (game_id, version, seat, engine, delay_ms, created_at, trace)
     SELECT moved.game_id, moved.version, moved.message_seat, moved.message_engine,
-        moved.message_delay_ms, now()
+        moved.message_delay_ms, now(), moved.message_trace
     FROM moved WHERE moved.message_seat IS NOT NULL
     RETURNING 1
 ), hooked AS (
@@ -122,7 +124,9 @@ class Move(NamedTuple):
                 "key_action": action,
                 "message_seat": None if message is None else message.seat,
                 "message_engine": None if message is None else message.engine,
-                "message_delay_ms": delay_ms(message), "hooks": self.hooks or None}
+                "message_delay_ms": delay_ms(message),
+                "message_trace": None if message is None else message.trace,
+                "hooks": self.hooks or None}
 
 
 def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
@@ -141,7 +145,10 @@ def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:
     at a time: ``ONE_MOVE_MAY_BE_AT_FAULT``.)"""
     BATCHED.observe(len(moves))
     rows = [move.row() for move in sorted(moves, key=lambda move: move.game_id)]
-    cursor.execute(MOVES, {"moves": dumps(rows), "count": len(rows)})
+    with tracing.span("president.moves", **{"db.system": "postgresql",
+                                            "db.operation": "moves", "president.moves":
+                                            str(len(rows))}):
+        cursor.execute(MOVES, {"moves": dumps(rows), "count": len(rows)})
     return {game_id for (game_id,) in cursor.fetchall()}
 
 

@@ -15,6 +15,7 @@ from sqlalchemy.engine.interfaces import DBAPICursor
 
 from engine.events import Event
 from engine.snapshot import event_from_dict
+from config import tracing
 from services.domain import Game, PlayedFor, Seat
 from services.ports import StoredEvent
 from services.store.db import dedicated_connection
@@ -148,7 +149,8 @@ class GameReads:
     def _run(self, query: Query, **values: Any) -> list[Any]:
         """A read, again on another connection after a transient error."""
         def attempt() -> list[Any]:
-            with self.cursor() as cursor:
+            with self.cursor() as cursor, tracing.span(
+                    "president.read", **{"db.system": self.engine.dialect.name}):
                 return query.rows(cursor, self.engine.dialect, **values)
 
         return retried(attempt, "a read")

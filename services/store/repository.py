@@ -71,7 +71,7 @@ _WAKE_RELAY = text(f"SELECT pg_notify('{OUTBOX_CHANNEL}', '')")  # one notice pe
 def _message_row(message: TurnMessage, at: Moment) -> dict[str, object]:
     return {"game_id": message.game_id, "version": message.version, "seat": message.seat,
             "engine": message.engine, "delay_ms": delay_ms(message),
-            "created_at": at}
+            "created_at": at, "trace": message.trace}
 
 
 E = TypeVar("E", bound="Event | PlayedFor")
@@ -359,10 +359,11 @@ class SqlOutbox:
         rows = session.execute(
             delete(OutboxRow).where(OutboxRow.id.in_(oldest.scalar_subquery()))
             .returning(OutboxRow.id, OutboxRow.game_id, OutboxRow.version, OutboxRow.seat,
-                       OutboxRow.engine, OutboxRow.delay_ms, OutboxRow.created_at)
+                       OutboxRow.engine, OutboxRow.delay_ms, OutboxRow.created_at,
+                       OutboxRow.trace)
             .execution_options(synchronize_session=False)).all()
         return [TurnMessage(r.game_id, r.version, r.seat, r.engine, r.delay_ms / 1000,
-                            aware(r.created_at)) for r in sorted(rows)]
+                            aware(r.created_at), r.trace) for r in sorted(rows)]
 
     def put_back(self, messages: Sequence[TurnMessage]) -> None:
         if messages:

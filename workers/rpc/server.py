@@ -26,6 +26,7 @@ from grpc_reflection.v1alpha import reflection
 from engine.observe import View
 from engine.plays import Action
 from president.ai.v1 import ai_pb2, ai_pb2_grpc
+from config import tracing
 from config.logs import configure_logging
 from config.settings import defaulted
 from workers.ai.budget import Budget
@@ -135,6 +136,7 @@ def build_server(address: str, *, reuse_port: bool = False, threads: int = 4,
 def serve_one(address: str, reuse_port: bool) -> None:
     """One worker process: serve until SIGTERM or SIGINT, then drain."""
     configure_logging()  # in each process: spawned ones start with none
+    tracing.start("president-ai-worker")  # (before the server: its calls are traced)
     server, _ = build_server(address, reuse_port=reuse_port, cap=worker_cap(),
                              reflection_on=defaulted("PRESIDENT_AI_REFLECTION") == "on")
     wait_for_stop = stop_signals()

@@ -7,6 +7,7 @@ from typing import Callable
 
 from celery import Celery
 
+from config import tracing
 from workers.ai import LEVELS
 from workers.turns import embedded
 from workers.turns.runtime import TurnRuntime
@@ -55,9 +56,25 @@ def make_celery(settings: TurnSettings | None = None,
     )
     if embedded.is_embedded(settings.broker_url):
         embedded.set_polling_interval(settings.broker_poll_s)
+    if tracing.enabled():
+        _traced(app)
     _no_restore_at_reconnect()
     tasks.register(app, settings, runtime)
     return app
+
+
+def _traced(app: Celery) -> None:
+    """Tracing on (``config.tracing``): each worker process starts it once it runs (after
+    the pool's fork), and the app is the current one, where Celery's instrumentation
+    looks a published task up by its name (else the publish's span is never ended)."""
+    from celery.signals import worker_init, worker_process_init
+
+    def start(**_: object) -> None:
+        tracing.start("president-celery")
+
+    worker_init.connect(start, weak=False)
+    worker_process_init.connect(start, weak=False)
+    app.set_current()
 
 
 def _no_restore_at_reconnect() -> None:
