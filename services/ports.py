@@ -167,9 +167,9 @@ class WebhookRepository(Protocol):
 
     def start(self, message_id: int, hand: int, lease_s: float) -> Delivery | None:
         """Take the message for an attempt, if ``hand`` is still its latest hand-over (or
-        the one whose claim is being committed) and it waits (not for ``lease_s``: a worker that dies with it leaves it due again);
-        None: another copy has it, or it is settled. A message whose endpoint is
-        disabled fails here."""
+        the one whose claim is being committed) and it waits; it is due again after
+        ``lease_s`` (a worker that dies with it leaves it so). None: another copy has
+        it, or it is settled. A message whose endpoint is disabled fails here."""
 
     def finish(self, delivery: Delivery, answer: Answer, outcome: Outcome) -> None:
         """Record the attempt, settle or reschedule the message, and note the endpoint's
