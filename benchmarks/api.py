@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from sqlalchemy import make_url
 
-from benchmarks.ports import bound_socket
+from benchmarks.ports import bound_socket, free_port
 from engine import Rules, apply, new_series
 from engine.game import generate
 from services.api.serve import API_THREADS, API_WORKER_CLASS, API_WORKERS
@@ -221,11 +221,14 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
               games: int = 128, rounds: int = 4,
               workers: int = API_WORKERS, worker_class: str = API_WORKER_CLASS,
               threads: int = API_THREADS,
-              limits_url: str | None = "redis://127.0.0.1:6379/13") -> dict[str, Any]:
+              limits_url: str | None = "redis://127.0.0.1:6379/13",
+              tracing: bool = False) -> dict[str, Any]:
     """Hello, view and action figures: with wrk, ``rounds`` rounds of the three in turn
     and the median of each figure (two gunicorn workers share the connections unevenly
     from one run to the next, so one run alone can be far off); without wrk, one
-    round with Python client threads. Each app gets a free port from the OS."""
+    round with Python client threads. Each app gets a free port from the OS. With
+    ``tracing`` (wrk only), the API traced too, every request, to an OTLP receiver in a
+    process of its own, in the same rounds."""
     tmp = tempfile.mkdtemp(prefix="president-bench-")
     url = database_url or f"sqlite:///{tmp}/bench.db"
     if make_url(url).get_backend_name() == "postgresql":  # tables of its own, from scratch
@@ -235,6 +238,7 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
            "PRESIDENT_QUOTA_GAMES_ANONYMOUS": str(games)}
     use_wrk = shutil.which("wrk") is not None
     limited = _limited_env(env, limits_url) if use_wrk else None
+    sink = otlp_sink() if tracing and use_wrk else None
     shape = Shape(workers, worker_class, threads)
     # Each API app alone beside the bare one: an idle one would still take every move's
     # notice from the change feed, on the same cores. With the limited shape, the two
@@ -256,6 +260,9 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
         if use_wrk:
             shapes = [(env, None, "")] + ([(limited[0], limited[1], "_limited")]
                                          if limited else [])
+            if sink is not None:
+                shapes.append(({**env, "OTEL_EXPORTER_OTLP_ENDPOINT": sink[1]}, None,
+                               "_traced"))
             runs, check = {}, {"answered_2xx": 0, "applied": 0, "in_flight_at_end": 0}
             for round_ in range(rounds):
                 for api_env, key, suffix in shapes[::1 if round_ % 2 == 0 else -1]:
@@ -269,6 +276,8 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
                     for name, per in one.items():
                         runs.setdefault(name + suffix, []).extend(per)
                     check = {name: n + more[name] for name, n in check.items()}
+    if sink is not None:
+        sink[0].terminate()
     limited_runs = {name[:-len("_limited")]: per for name, per in runs.items()
                     if name.endswith("_limited")}
     hello, view, action = (_median(runs[name]) for name in ("hello", "view", "action"))
@@ -276,6 +285,8 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     view_limited, action_limited = (_median(limited_runs[name]) if limited_runs else None
                                     for name in ("view", "action"))
     limited_hello = _median(limited_runs["hello"]) if limited_runs else None
+    traced = {name: _median(runs[name + "_traced"]) for name in ("view", "action")
+              if runs.get(name + "_traced")}
     return {
         "database": make_url(url).get_backend_name(),
         "hello": hello, "view": view, "action": action,
@@ -292,6 +303,11 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
         "action_limited_vs_hello": action_limited and limited_hello and round(
             action_limited["rps"] / limited_hello["rps"], 3),
         "limits": None if limited is None else f"keys, rate limits on {limits_url}",
+        # (wrk, ``tracing``) the same traced, every request, in the same rounds
+        "view_traced": traced.get("view"), "action_traced": traced.get("action"),
+        "view_traced_vs_view": traced and round(traced["view"]["rps"] / view["rps"], 3),
+        "action_traced_vs_action": traced and round(
+            traced["action"]["rps"] / action["rps"], 3),
         "load_generator": "wrk" if use_wrk else "python threads",
         "server": str(shape), "workers": workers, "worker_class": worker_class,
         "threads": threads if worker_class == "gthread" else None,
@@ -300,6 +316,27 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
         "rounds": {name: [r["rps"] for r in per] for name, per in runs.items()},
         "action_check": check,  # wrk only: what the server applied vs the 2xx wrk counted
     }
+
+
+# An OTLP/HTTP receiver that answers every export and keeps nothing.
+SINK = """
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *a): pass
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+"""
+
+
+def otlp_sink() -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    return (subprocess.Popen([sys.executable, "-c", SINK, str(port)]),
+            f"http://127.0.0.1:{port}")
 
 
 def _warm(port: int, views: list[tuple[str, str | None]], key: str | None,
@@ -687,7 +724,8 @@ def format_api(r: dict[str, Any]) -> str:
              f"{'endpoint':<14} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server us':>10} "
              f"{'db us':>7}   req/s of each round (the figures are medians; CPU per request: "
              f"gunicorn, and PostgreSQL on this machine)"]
-    for name in ("hello", "hello_db", "view", "action", "view_limited", "action_limited"):
+    for name in ("hello", "hello_db", "view", "action", "view_limited", "action_limited",
+                 "view_traced", "action_traced"):
         x = r[name]
         if x is None:
             continue
@@ -698,6 +736,9 @@ def format_api(r: dict[str, Any]) -> str:
                  f"{r['action_vs_hello']:.0%}" + (
                      f"; hello_db (one SELECT 1) / hello: {r['hello_db_vs_hello']:.0%}"
                      if r["hello_db"] else ""))
+    if r["action_traced"]:
+        lines.append(f"traced / untraced: view {r['view_traced_vs_view']:.0%}, action "
+                     f"{r['action_traced_vs_action']:.0%}")
     if r["action_check"]:
         c = r["action_check"]
         lines.append(f"actions checked: {c['applied']} applied by the server for "

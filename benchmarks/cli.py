@@ -36,7 +36,8 @@ def _api(args: argparse.Namespace) -> int:
     report = bench_api(args.database_url, seconds=args.seconds, clients=args.clients,
                        rounds=args.rounds, workers=args.workers,
                        worker_class=args.worker_class, threads=args.threads,
-                       limits_url=None if args.limits_url == "off" else args.limits_url)
+                       limits_url=None if args.limits_url == "off" else args.limits_url,
+                       tracing=args.tracing)
     return _print(report, args.json, format_api)
 
 
@@ -110,6 +111,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                      help="gunicorn workers, for both apps")
     api.add_argument("--worker-class", choices=API_WORKER_CLASSES,
                      default=API_WORKER_CLASS, help="gunicorn's, for both apps")
+    api.add_argument("--tracing", action="store_true",
+                     help="the API traced too (OpenTelemetry, every request, to an OTLP "
+                          "receiver), in the same rounds: what tracing on costs")
     api.add_argument("--threads", type=int, default=API_THREADS,
                      help="threads per worker (gthread), for both apps")
     api.add_argument("--limits-url", default="redis://127.0.0.1:6379/13",

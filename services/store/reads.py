@@ -15,7 +15,6 @@ from sqlalchemy.engine.interfaces import DBAPICursor
 
 from engine.events import Event
 from engine.snapshot import event_from_dict
-from config import tracing
 from services.domain import Game, PlayedFor, Seat
 from services.ports import StoredEvent
 from services.store.db import dedicated_connection
@@ -149,8 +148,7 @@ class GameReads:
     def _run(self, query: Query, **values: Any) -> list[Any]:
         """A read, again on another connection after a transient error."""
         def attempt() -> list[Any]:
-            with self.cursor() as cursor, tracing.span(
-                    "president.read", **{"db.system": self.engine.dialect.name}):
+            with self.cursor() as cursor:
                 return query.rows(cursor, self.engine.dialect, **values)
 
         return retried(attempt, "a read")
