@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import timedelta
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, select, update
 
 from services.commands import CreateGame, RegisterWebhook, SeatSpec, WebhookPolicy
-from services.domain import Answer, ApiKey, Caller, Delivery
+from services.domain import Answer, ApiKey, Caller, Delivery, Outcome
 from services.handlers.games import create_game
 from services.handlers.webhooks import register
 from services.store import Store
-from services.store.models import WebhookMessageRow
+from services.store.models import WebhookAttemptRow, WebhookMessageRow
 from workers.ai import LEVELS
 
 CALLER = Caller(ApiKey("k" * 32, "app", frozenset({"webhooks", "games:create-human"})))
@@ -110,3 +111,30 @@ def test_an_attempt_that_starts_before_the_claim_commits_waits_for_it(store: Sto
     with store.uow() as uow:  # a copy of that hand-over, or of an older one, takes nothing
         assert uow.webhooks.start(message_id, hand, 30) is None
         assert uow.webhooks.start(message_id, hand - 1, 30) is None
+
+
+def test_settled_messages_are_pruned_with_their_attempts_and_waiting_ones_kept(
+        store: Store, db: Engine) -> None:
+    _turns(store, 3)
+    with store.uow() as uow:
+        claimed = uow.webhooks.claim_due(10, 60)
+        uow.commit()
+    outcomes = [Outcome("delivered", None, None), Outcome("failed", None, None)]
+    for (message_id, hand), outcome in zip(claimed, outcomes):  # the third stays waiting
+        with store.uow() as uow:
+            delivery = uow.webhooks.start(message_id, hand, 30)
+            assert delivery is not None
+            uow.webhooks.finish(delivery, Answer(200, 5), outcome)
+            uow.commit()
+    with store.uow() as uow:
+        assert uow.webhooks.prune(3600) == 0  # not old enough yet
+        uow.commit()
+    with db.begin() as c:  # three days later
+        c.execute(update(WebhookMessageRow).values(
+            created_at=WebhookMessageRow.created_at - timedelta(days=3)))
+    with store.uow() as uow:
+        assert uow.webhooks.prune(3600) == 2
+        uow.commit()
+    with db.connect() as c:
+        assert c.execute(select(WebhookMessageRow.state)).scalars().all() == ["pending"]
+        assert c.execute(select(func.count()).select_from(WebhookAttemptRow)).scalar() == 0
