@@ -11,6 +11,7 @@ game's version); a scheduler that fails (the broker is down) leaves them where t
 from __future__ import annotations
 
 import logging
+from typing import Callable, Sequence, TypeVar
 
 from config import tracing
 from services.domain import TurnMessage
@@ -19,21 +20,29 @@ from services.ports import TurnScheduler, UnitOfWork, WebhookQueue
 log = logging.getLogger(__name__)
 
 BATCH = 100  # messages claimed at a time
+T = TypeVar("T")
 
 
 def relay(uow: UnitOfWork, scheduler: TurnScheduler, limit: int = BATCH) -> int:
     """Hand over up to ``limit`` messages; how many were handed over. Raises what the
     scheduler raised once the messages it could not take are put back."""
     with uow:
-        claimed = uow.outbox.claim(limit)
-        for done, message in enumerate(claimed):
-            try:
-                hand_over(message, scheduler)
-            except Exception:
-                uow.outbox.put_back(claimed[done:])
-                uow.commit()
-                raise
-        uow.commit()
+        return _handed(uow, uow.outbox.claim(limit), lambda m: hand_over(m, scheduler),
+                       uow.outbox.put_back)
+
+
+def _handed(uow: UnitOfWork, claimed: Sequence[T], hand: Callable[[T], object],
+            put_back: Callable[[Sequence[T]], object]) -> int:
+    """Hand each claimed message over, and commit; the first that fails is put back
+    with those after it, committed too, and its error raised."""
+    for done, message in enumerate(claimed):
+        try:
+            hand(message)
+        except Exception:
+            put_back(claimed[done:])
+            uow.commit()
+            raise
+    uow.commit()
     return len(claimed)
 
 
@@ -56,13 +65,5 @@ def relay_webhooks(uow: UnitOfWork, queue: WebhookQueue, wait_s: float,
     the task handed it may attempt, and is due again after ``wait_s`` unless its attempt
     starts; one not handed over is due again at once."""
     with uow:
-        claimed = uow.webhooks.claim_due(limit, wait_s)
-        for done, (message_id, hand) in enumerate(claimed):
-            try:
-                queue.deliver(message_id, hand)
-            except Exception:
-                uow.webhooks.put_back(claimed[done:])
-                uow.commit()
-                raise
-        uow.commit()
-    return len(claimed)
+        return _handed(uow, uow.webhooks.claim_due(limit, wait_s),
+                       lambda claimed: queue.deliver(*claimed), uow.webhooks.put_back)

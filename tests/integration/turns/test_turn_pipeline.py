@@ -35,7 +35,9 @@ from services.ports import UnitOfWork
 from workers.ai import LEVELS, decide as ai_decide
 from workers.rpc.client import AiUnavailable, UnknownEngine
 from workers.turns import embedded
-from workers.turns.app import BOTS_QUEUE, MAINTENANCE_QUEUE, QUEUES, make_celery, queue_for
+from workers.turns.app import (
+    BOTS_QUEUE, MAINTENANCE_QUEUE, QUEUES, WEBHOOKS_QUEUE, make_celery, queue_for,
+)
 from bootstrap import FALLBACK
 from workers.turns.runtime import TurnRuntime
 from workers.turns.scheduler import COUNTDOWN_LIMIT_S, CeleryScheduler
@@ -45,7 +47,7 @@ from workers.turns.tasks import backoff
 UowFactory = Callable[[], UnitOfWork]
 ROOT = Path(__file__).resolve().parents[3]
 TASKS = ("president.ai_turn", "president.turn_timeout", "president.sweep",
-         "president.broker_cleanup")
+         "president.broker_cleanup", "president.deliver_webhook", "president.prune_webhooks")
 
 
 # --- settings --------------------------------------------------------------------------------
@@ -174,9 +176,10 @@ def test_each_built_in_level_has_its_queue_and_bots_share_one() -> None:
         assert queue_for(level) == f"ai.{level}"
     for other in ("mybot", "greedy", "Easy", "easy ", "", "bots", "ai.easy"):
         assert queue_for(other) == BOTS_QUEUE == "ai.bots"
-    assert len(QUEUES) == len(set(QUEUES)) == len(LEVELS) + 2
-    assert set(QUEUES) == {f"ai.{level}" for level in LEVELS} | {BOTS_QUEUE, MAINTENANCE_QUEUE}
-    assert MAINTENANCE_QUEUE not in {queue_for(level) for level in LEVELS}
+    assert len(QUEUES) == len(set(QUEUES)) == len(LEVELS) + 3
+    assert set(QUEUES) == {f"ai.{level}" for level in LEVELS} | {BOTS_QUEUE, MAINTENANCE_QUEUE,
+                                                                  WEBHOOKS_QUEUE}
+    assert {MAINTENANCE_QUEUE, WEBHOOKS_QUEUE}.isdisjoint({queue_for(level) for level in LEVELS})
 
 
 def test_make_celery_registers_the_tasks_acknowledged_on_receipt_and_a_sweep() -> None:
@@ -192,7 +195,8 @@ def test_make_celery_registers_the_tasks_acknowledged_on_receipt_and_a_sweep() -
     assert conf.task_default_queue == MAINTENANCE_QUEUE
     assert conf.task_serializer == "json"
     schedule = conf.beat_schedule
-    assert set(schedule) == {"sweep"}  # no broker cleanup: not the embedded broker
+    assert set(schedule) == {"sweep", "prune-webhooks"}  # no broker cleanup: not embedded
+    assert schedule["prune-webhooks"]["task"] == "president.prune_webhooks"
     assert schedule["sweep"]["task"] == "president.sweep"
     assert schedule["sweep"]["schedule"] == 7.0
     assert schedule["sweep"]["options"]["queue"] == MAINTENANCE_QUEUE
@@ -218,7 +222,7 @@ def test_make_celery_on_the_embedded_broker_cleans_it_and_sets_its_polling(
     app = make_celery(settings)
     assert transport.polling_interval == 0.123
     schedule = app.conf.beat_schedule
-    assert set(schedule) == {"sweep", "broker-cleanup"}
+    assert set(schedule) == {"sweep", "prune-webhooks", "broker-cleanup"}
     assert schedule["broker-cleanup"]["task"] == "president.broker_cleanup"
     assert schedule["broker-cleanup"]["options"]["queue"] == MAINTENANCE_QUEUE
     assert set(TASKS) <= set(app.tasks)
