@@ -45,6 +45,16 @@ def processes(parent: int | None = None, group: int | None = None) -> list[int]:
     return sorted(found)
 
 
+def _signal_all(pids: list[int], sig: int) -> None:
+    """Signal each process still there: a backend listed a moment before may have ended
+    (a session that closed), and was reaped before it could be stopped."""
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
 def cpu_s(leader: int, members: list[int]) -> float:
     """CPU seconds (user + system) used by ``members`` so far, and by the children
     ``leader`` has reaped (PostgreSQL's backends that ended, a pool's recycled workers)."""
@@ -105,13 +115,11 @@ class PrivatePostgres:
     @contextmanager
     def frozen(self) -> Iterator[None]:
         pids = [self._postmaster(), *processes(parent=self._postmaster())]
-        for pid in pids:
-            os.kill(pid, signal.SIGSTOP)
+        _signal_all(pids, signal.SIGSTOP)
         try:
             yield
         finally:
-            for pid in pids:
-                os.kill(pid, signal.SIGCONT)
+            _signal_all(pids, signal.SIGCONT)
 
     def close(self) -> None:
         try:
