@@ -27,9 +27,12 @@ def advanced(state: State, actions: Iterable[str], *, checked: bool = True) -> S
     return state
 
 
+ORIGIN = "a:"  # what an anonymous caller's origin starts with; a key's id never does
+
+
 def origin_of(address: str) -> str:
     """An anonymous caller's origin: its address, hashed (as long as a key's id)."""
-    return "a:" + hashlib.sha256(address.encode()).hexdigest()[:30]
+    return ORIGIN + hashlib.sha256(address.encode()).hexdigest()[:30]
 
 
 def new_token() -> str:

@@ -22,8 +22,8 @@ from engine import Event, RoundEnded, SeriesEnded, redact
 from engine.snapshot import event_to_dict
 from services.commands import RegisterWebhook, UpdateWebhook, WebhookPolicy
 from services.domain import (
-    WEBHOOK_TYPES, Answer, AttemptRecord, Caller, Delivery, Game, Hook, Outcome, PlayedFor,
-    WebhookEndpoint,
+    ORIGIN, WEBHOOK_TYPES, Answer, AttemptRecord, Caller, Delivery, Game, Hook, Outcome,
+    PlayedFor, WebhookEndpoint,
 )
 from services.errors import (
     BadWebhook, KeyRequired, MissingScope, TooManyWebhooks, WebhookNotFound,
@@ -40,8 +40,9 @@ def hooks_of(game: Game, events: Sequence[Event | PlayedFor], after: int) -> lis
     """What a move (or a game's creation) that led to ``events`` tells webhooks: the
     service playing for a seat out of time, a round's or the series' end (as a spectator
     sees them), and the human seat to act next, with its time limit. ``events`` are
-    numbered from ``after + 1``."""
-    if game.owner is None:
+    numbered from ``after + 1``. Only a key's games tell anything: nobody else has
+    endpoints (and the others' moves then write nothing more)."""
+    if game.owner is None or game.owner.startswith(ORIGIN):
         return []
     hooks = []
     for seq, event in enumerate(events, start=after + 1):

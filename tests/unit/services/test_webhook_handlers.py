@@ -16,18 +16,18 @@ from cryptography.fernet import Fernet, InvalidToken
 
 from fakes import FakeDatabase, play_inline
 from services.commands import CreateGame, RegisterWebhook, SeatSpec, WebhookPolicy
-from services.domain import Answer, ApiKey, Caller, Delivery, WebhookEndpoint
+from services.domain import Answer, ApiKey, Caller, Delivery, WebhookEndpoint, origin_of
 from services.errors import BadWebhook, TooManyWebhooks, UrlRefused
 from services.handlers.games import create_game
 from services.handlers.outbox import relay_webhooks
-from services.handlers.webhooks import body, deliver, judge, prune, register
+from services.handlers.webhooks import body, deliver, hooks_of, judge, prune, register
 from services.store.secrets import FernetVault, machine_key
 from workers.ai import LEVELS
 from workers.webhooks.http import HttpSender, refused
 
 POLICY = WebhookPolicy(retry_s=(5, 60), disable_after_s=3600, per_key=2, keep_s=600,
                        queue_wait_s=60, lease_s=30)
-KEY = ApiKey("k" * 32, "app", frozenset({"webhooks", "games:create-ai"}))
+KEY = ApiKey("k" * 32, "app", frozenset({"webhooks", "games:create-ai", "games:create-human"}))
 CALLER = Caller(KEY)
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -326,3 +326,13 @@ def test_processes_racing_for_the_machine_key_all_read_the_same_one(tmp_path: Pa
     assert len(set(keys)) == 1 and Fernet(keys[0].encode())
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     assert sorted(p.name for p in path.parent.iterdir()) == ["secret.key"]
+
+
+def test_only_a_key_s_games_tell_webhooks_anything() -> None:
+    db = FakeDatabase()
+    for caller, told in ((CALLER, True), (Caller(origin=origin_of("10.0.0.7")), False),
+                         (Caller(), False)):
+        made = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=1), db.uow(),
+                           LEVELS, caller=caller)
+        game = db.games[made.game.game_id].game
+        assert bool(hooks_of(game, [], game.events)) == told  # (its first human turn)
