@@ -189,7 +189,10 @@ def test_a_dropped_stream_resumes_after_the_last_event(page: Page) -> None:
     start_from_the_form(page)
     settle(page)
     for _ in range(2):
-        play_one_move(page)  # our turn again afterwards: no event comes meanwhile
+        play_one_move(page)
+    # Our turn again: the AI seats have played, and no event comes until we act (waiting
+    # for the move's answer alone left them playing while the events were read).
+    expect(page.get_by_test_id("turn")).to_have_attribute("data-mine", "true")
     game_id = page.get_by_test_id("game-id").inner_text()
     events = page.request.get(f"/v1/games/{game_id}/events").json()["events"]
     third, two_thirds = len(events) // 3, 2 * len(events) // 3
