@@ -316,7 +316,10 @@ def test_turn_timeout_waits_for_the_deadline_then_leads_with_easy_then_passes(
     early = play_instead(turn, "turn_timeout", uow_factory(), FALLBACK)  # 30 s early
     assert early is None and _actions(db, game_id) == [] and recorder.calls == []
 
-    set_last_move(db, game_id, datetime.now(timezone.utc) - limit)  # the time is out
+    # The time is out, by a second: the deadline was written with the database's clock
+    # (at the creation's first statement), the last move's time with this process's (a
+    # moment before it), so a shift of exactly the limit can leave it a few ms ahead.
+    set_last_move(db, game_id, datetime.now(timezone.utc) - limit - timedelta(seconds=1))
     game = play_instead(turn, "turn_timeout", uow_factory(), FALLBACK)
     assert game is not None and game.version == 1
     assert _actions(db, game_id) == [str(expected)]
