@@ -10,7 +10,7 @@ import hmac
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable, NamedTuple
+from typing import Iterable, Literal, NamedTuple, get_args
 
 from engine import State, apply, apply_unchecked, parse_action
 
@@ -193,7 +193,8 @@ class PlayedFor:
         return cls(int(data["seat"]), str(data["reason"]), str(data["policy"]))  # type: ignore[call-overload]
 
 
-WEBHOOK_TYPES = ("seat.turn", "seat.timed_out", "round.ended", "series.ended")
+WebhookType = Literal["seat.turn", "seat.timed_out", "round.ended", "series.ended"]
+WEBHOOK_TYPES: tuple[str, ...] = get_args(WebhookType)
 """What a webhook endpoint may ask to be sent (docs/webhooks.md): a human seat is to act
 (with its deadline, if the game has time limits); the service played for a seat; a round
 ended; the series ended."""

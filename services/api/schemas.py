@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from services.domain import LARGEST_NUMBER
+from services.domain import LARGEST_NUMBER, WebhookType
 
 
 class Strict(BaseModel):
@@ -186,9 +186,6 @@ class RoundsOut(BaseModel):
 class ReplayOut(BaseModel):
     round: int
     events: list[dict[str, Any]]
-
-
-WebhookType = Literal["seat.turn", "seat.timed_out", "round.ended", "series.ended"]
 
 
 class WebhookIn(Body):

@@ -11,14 +11,14 @@ import threading
 import time
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, Sequence
 
 import psycopg
 from prometheus_client import Histogram
 from sqlalchemy.engine.interfaces import DBAPICursor
 
 from config import tracing
-from services.domain import TurnMessage
+from services.domain import Hook, TurnMessage
 from services.jsoncodec import dumps
 from services.store.feed import CHANNEL, Notice
 from services.store.outbox import OUTBOX_CHANNEL
@@ -110,7 +110,7 @@ class Move(NamedTuple):
     key: tuple[int, str, str] | None  # Idempotency-Key: (seat, key, action text)
     message: TurnMessage | None  # the next turn's, for the outbox
     owner: str | None  # the game's: its webhook endpoints get ``hooks``
-    hooks: list[dict[str, Any]]  # type, data
+    hooks: Sequence[Hook]
 
     def row(self) -> dict[str, Any]:
         """The move as one record of ``MOVES``' input."""
@@ -126,7 +126,7 @@ class Move(NamedTuple):
                 "message_engine": None if message is None else message.engine,
                 "message_delay_ms": delay_ms(message),
                 "message_trace": None if message is None else message.trace,
-                "hooks": self.hooks or None}
+                "hooks": [{"type": h.type, "data": h.data} for h in self.hooks] or None}
 
 
 def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:

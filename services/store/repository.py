@@ -29,8 +29,9 @@ from services.store.outbox import OUTBOX_CHANNEL
 from services.store.reads import GameReads
 from services.store.snapshots import stored
 from services.store.states import Known
-from services.store.timing import Moment, aware
+from services.store.timing import Moment, aware, clock
 from services.store.webhooks import write_hooks
+
 
 def _deadline_ms(game: Game) -> int | None:
     seat = game.seat_to_act
@@ -132,7 +133,7 @@ class SqlGameRepository:
             self.wrote_messages = True
 
     def _clock(self) -> Moment:
-        return func.now() if self._dialect == "postgresql" else utcnow()
+        return clock(self.session)
 
     @property
     def _dialect(self) -> str:
@@ -177,7 +178,7 @@ class SqlGameRepository:
               "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
              for offset, (round_no, e) in enumerate(
                  _by_round(entries[0].round_no if entries else 1, events), start=1)],
-            key, message, game.owner, [{"type": h.type, "data": h.data} for h in hooks])
+            key, message, game.owner, hooks)
         if self._moves is not None:
             done = self._moves.write(move)
         else:
@@ -210,7 +211,7 @@ class SqlGameRepository:
                                             action=action, version=move.version))
         if move.message is not None:
             self._add_message(move.message, move.now)
-        self._add_hooks(move.owner, [Hook(h["type"], h["data"]) for h in move.hooks], move.now)
+        self._add_hooks(move.owner, move.hooks, move.now)
         return True
 
     def remember_written(self) -> None:

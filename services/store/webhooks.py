@@ -17,7 +17,7 @@ from services.domain import (
 from services.store.models import (
     WebhookAttemptRow, WebhookEndpointRow, WebhookMessageRow, utcnow,
 )
-from services.store.timing import Moment, aware
+from services.store.timing import Moment, aware, clock
 
 Message = WebhookMessageRow
 
@@ -58,19 +58,8 @@ class SqlWebhooks:
     def __init__(self, session: Callable[[], Session]) -> None:
         self._session = session
 
-    @property
-    def _postgres(self) -> bool:
-        return self._session().get_bind().dialect.name == "postgresql"
-
-    def _now(self) -> datetime:
-        if self._postgres:
-            now: datetime = self._session().execute(select(func.now())).scalar_one()
-            return aware(now)
-        return utcnow()
-
     def _after(self, seconds: float) -> Moment:
-        later = timedelta(seconds=seconds)
-        return func.now() + later if self._postgres else utcnow() + later
+        return clock(self._session()) + timedelta(seconds=seconds)
 
     # -- endpoints
 
@@ -113,9 +102,10 @@ class SqlWebhooks:
 
     def claim_due(self, limit: int, lease_s: float) -> list[tuple[int, int]]:
         session = self._session()
-        now = func.now() if self._postgres else utcnow()
+        now = clock(session)
         due = and_(Message.state == "pending", Message.due_at <= now)
-        if not self._postgres and session.scalar(select(Message.id).where(due).limit(1)) is None:
+        if isinstance(now, datetime) and session.scalar(  # (SQLite)
+                select(Message.id).where(due).limit(1)) is None:
             return []  # a look that finds nothing stays a read (SQLite's one write lock)
         oldest = (select(Message.id).where(due).order_by(Message.due_at).limit(limit)
                   .with_for_update(skip_locked=True))
@@ -130,7 +120,7 @@ class SqlWebhooks:
         if claimed:
             self._session().execute(
                 update(Message).where(Message.id.in_([id_ for id_, _ in claimed]))
-                .values(due_at=func.now() if self._postgres else utcnow())
+                .values(due_at=clock(self._session()))
                 .execution_options(synchronize_session=False))
 
     def start(self, message_id: int, hand: int, lease_s: float) -> Delivery | None:
@@ -139,13 +129,16 @@ class SqlWebhooks:
         PostgreSQL waits for the claim's commit and checks again (a row the statement
         did not match it would not wait for). A copy of an older hand matches neither."""
         session = self._session()
+        now = clock(session)  # (PostgreSQL: the statement says it, as its transaction's)
+        said = [] if isinstance(now, datetime) else [now.label("now")]
         row = session.execute(
             update(Message)
             .where(Message.id == message_id, Message.hand.in_((hand - 1, hand)),
                    Message.state == "pending")
-            .values(hand=hand + 1, attempts=Message.attempts + 1, due_at=self._after(lease_s))
+            .values(hand=hand + 1, attempts=Message.attempts + 1,
+                    due_at=now + timedelta(seconds=lease_s))
             .returning(Message.id, Message.webhook_id, Message.endpoint_id, Message.type,
-                       Message.data, Message.created_at, Message.attempts)
+                       Message.data, Message.created_at, Message.attempts, *said)
             .execution_options(synchronize_session=False)).one_or_none()
         if row is None:
             return None
@@ -154,7 +147,8 @@ class SqlWebhooks:
             self._settle(message_id, "failed")
             return None
         return Delivery(row.id, row.webhook_id, row.type, row.data, aware(row.created_at),
-                        row.attempts, _endpoint(endpoint), endpoint.secret, self._now())
+                        row.attempts, _endpoint(endpoint), endpoint.secret,
+                        now if isinstance(now, datetime) else aware(row.now))
 
     def _settle(self, message_id: int, state: str, retry_in_s: float | None = None) -> None:
         values: dict[str, object] = {"state": state}
