@@ -55,6 +55,9 @@ SETTINGS = (
             "a turn's message not started this long after it is due is dropped; the sweeper "
             "sends the turn again once this and the AI deadline have passed"),
     Setting("PRESIDENT_BROKER_POLL_MS", "50", "polling interval of the embedded broker"),
+    Setting("PRESIDENT_TAKEOVER_AFTER_TIMEOUTS", "3",
+            "a human seat that lets its time run out this many turns in a row is taken over "
+            "by the game's takeover AI level for the rest of the series; 0: never"),
     Setting("PRESIDENT_CHANGE_FEED_URL", None,
             "PostgreSQL: where each process listens for moves (the change feed) and its "
             "outbox relay holds the lead; unset: `DATABASE_URL`. Behind a transaction-mode "

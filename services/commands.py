@@ -8,8 +8,10 @@ from typing import Any
 
 @dataclass(frozen=True)
 class SeatSpec:
-    kind: str  # "human" | "ai"
+    kind: str  # "human" | "ai" | "open"
     engine: str | None = None  # for an AI: "easy", "normal", "hard", "expert" or a bot name
+    player: str | None = None  # a human seat's player (the key's own id for it)
+    name: str | None = None  # its display name
 
 
 @dataclass(frozen=True)
@@ -21,6 +23,8 @@ class CreateGame:
     seed: int | None = None
     pace_ms: int | None = None  # pause before each AI move; None: the service's default
     turn_timeout_ms: int | None = None  # human seats' time to act (0: none); None: default
+    visibility: str | None = None  # "public" | "private"; None: private if a key makes it
+    takeover: str | None = None  # the AI level for a seat its human leaves; None: normal
 
 
 @dataclass(frozen=True)
@@ -95,3 +99,22 @@ class Turn:
     game_id: str
     seat: int
     version: int
+
+
+@dataclass(frozen=True)
+class Join:
+    """Take a free seat of the waiting game ``code`` opens, as ``player`` (a key's)."""
+
+    code: str
+    player: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Start:
+    """Start a waiting game now, its open seats played by ``fill`` (None: the game's
+    takeover level), with the owner's key or a host seat's ``token``."""
+
+    game_id: str
+    token: str | None = None
+    fill: str | None = None

@@ -10,7 +10,7 @@ import hmac
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable, Literal, NamedTuple, get_args
+from typing import Any, Iterable, Literal, NamedTuple, cast, get_args
 
 from engine import State, apply, apply_unchecked, parse_action
 
@@ -46,9 +46,13 @@ def hash_token(token: str) -> str:
 @dataclass(frozen=True)
 class Seat:
     seat: int
-    kind: str  # "human" | "ai"
+    kind: str  # "human" | "ai" | "open" (waiting for someone to join)
     engine: str | None = None  # the AI engine's configured name
     token_hash: str | None = field(default=None, repr=False)
+    player: str | None = None  # the client application's id of its player
+    name: str | None = None  # its player's display name
+    host: bool = False  # human at the creation: its token may start or cancel the game
+    player_key: str | None = None  # the key that named ``player`` (its namespace)
 
     def accepts(self, token_hash: str) -> bool:
         """Constant-time comparison of a presented token's hash with the stored one."""
@@ -98,6 +102,30 @@ class Caller:
 ANONYMOUS = Caller()
 
 
+Phase = Literal["waiting", "playing", "cancelled"]
+Visibility = Literal["public", "private"]
+
+
+@dataclass(frozen=True)
+class Table:
+    """What a game's lobby says of it: waiting for its open seats, under way (or over),
+    or cancelled; who may watch it; which AI level plays a seat its human leaves."""
+
+    phase: Phase = "playing"
+    visibility: Visibility = "public"
+    takeover: str = "normal"
+
+
+def table_of(status: str, visibility: str | None, takeover: str, owner: str | None) -> Table:
+    """A game's table as stored: its status says its phase; a game stored with no
+    visibility (made before there was one) is private if a key made it."""
+    phase: Phase = ("waiting" if status == "waiting" else
+                    "cancelled" if status == "cancelled" else "playing")
+    if visibility not in ("public", "private"):
+        visibility = "public" if owner is None or owner.startswith(ORIGIN) else "private"
+    return Table(phase, cast(Visibility, visibility), takeover)
+
+
 @dataclass
 class Game:
     id: str
@@ -112,14 +140,22 @@ class Game:
     # Its owner's AI thinking time an hour when it was made (None: no bound): past it,
     # its AI seats play the fallback level (``played_for``, reason ``ai_quota``).
     ai_seconds_per_hour: int | None = None
+    # Seat changes so far (joins, leaves, the start): every write to the game is
+    # conditional on it as on the version, so none is made against seats that changed.
+    seated: int = 0
+    table: Table = Table()
 
     @property
     def status(self) -> str:
+        if self.table.phase != "playing":
+            return self.table.phase
         return "over" if self.state.is_over else "active"
 
     @property
     def seat_to_act(self) -> Seat | None:
-        return None if self.state.to_act < 0 else self.seats[self.state.to_act]
+        if self.table.phase != "playing" or self.state.to_act < 0:
+            return None
+        return self.seats[self.state.to_act]
 
     def seat_of(self, token: str) -> Seat | None:
         # every seat is compared, so the time taken does not tell which one matched
@@ -193,11 +229,86 @@ class PlayedFor:
         return cls(int(data["seat"]), str(data["reason"]), str(data["policy"]))  # type: ignore[call-overload]
 
 
-WebhookType = Literal["seat.turn", "seat.timed_out", "round.ended", "series.ended"]
+TableEventType = Literal["seat_joined", "game_started", "game_cancelled", "seat_left",
+                         "seat_taken_over", "rematch_created"]
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    """A service event about the table rather than the cards (docs/lobby.md): a seat
+    joined (``seat``, ``name``); the game started (``filled``: open seats the AI took,
+    ``engine``); it was cancelled; a seat left; an AI took a seat over (``engine``,
+    ``reason``: ``left`` or ``timeouts``); the series' rematch was created
+    (``rematch``: its game id). Public: it holds no card and no player id."""
+
+    type: TableEventType
+    seat: int | None = None
+    name: str | None = None
+    engine: str | None = None
+    reason: str | None = None
+    filled: tuple[int, ...] = ()
+    rematch: str | None = None
+
+    FIELDS = {"seat_joined": ("seat", "name"), "game_started": ("filled", "engine"),
+              "game_cancelled": (), "seat_left": ("seat",),
+              "seat_taken_over": ("seat", "engine", "reason"),
+              "rematch_created": ("rematch",)}
+
+    def to_dict(self) -> dict[str, object]:
+        fields = {name: getattr(self, name) for name in self.FIELDS[self.type]}
+        if "filled" in fields:
+            fields["filled"] = list(self.filled)
+        return {"type": self.type, **fields}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TableEvent:
+        fields: dict[str, Any] = {name: data.get(name) for name in cls.FIELDS[data["type"]]}
+        if "filled" in fields:
+            fields["filled"] = tuple(fields["filled"] or ())
+        return cls(data["type"], **fields)
+
+
+TABLE_EVENT_TYPES: frozenset[str] = frozenset(get_args(TableEventType))
+ServiceEvent = PlayedFor | TableEvent
+SERVICE_EVENTS = (PlayedFor, TableEvent)  # (for isinstance)
+"""What the service records beside the engine's events (``to_dict``/``from_dict``)."""
+
+
+def service_event(data: dict[str, Any]) -> ServiceEvent | None:
+    """The service event a stored payload holds; None: an engine event."""
+    if data.get("type") == PlayedFor.TYPE:
+        return PlayedFor.from_dict(data)
+    if data.get("type") in TABLE_EVENT_TYPES:
+        return TableEvent.from_dict(data)
+    return None
+
+
+INVITE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32: no I, L, O, U
+INVITE_GROUPS = 3  # of four characters: 60 random bits
+
+
+def new_invite_code() -> str:
+    """A game's invite: short, unguessable, safe to read aloud ("K7QM-2XHD-9RTA")."""
+    chars = "".join(secrets.choice(INVITE_ALPHABET) for _ in range(4 * INVITE_GROUPS))
+    return "-".join(chars[i:i + 4] for i in range(0, len(chars), 4))
+
+
+def invite_hash(code: str) -> str | None:
+    """What is stored of an invite code, from the code as a person may type it (any case,
+    with or without dashes and spaces; O for 0, I and L for 1); None: not a code."""
+    typed = code.upper().replace("-", "").replace(" ", "")
+    typed = typed.translate(str.maketrans("OIL", "011"))
+    if len(typed) != 4 * INVITE_GROUPS or any(c not in INVITE_ALPHABET for c in typed):
+        return None
+    return hash_token("invite:" + typed)
+
+
+WebhookType = Literal["seat.turn", "seat.timed_out", "seat.left", "seat.taken_over",
+                      "round.ended", "series.ended"]
 WEBHOOK_TYPES: tuple[str, ...] = get_args(WebhookType)
 """What a webhook endpoint may ask to be sent (docs/webhooks.md): a human seat is to act
-(with its deadline, if the game has time limits); the service played for a seat; a round
-ended; the series ended."""
+(with its deadline, if the game has time limits); the service played for a seat; a seat
+left; an AI took a seat over; a round ended; the series ended."""
 
 
 @dataclass(frozen=True)

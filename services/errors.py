@@ -146,3 +146,57 @@ class KeyReused(ServiceError):
     """An Idempotency-Key sent again with a different action or version."""
 
     code = "idempotency_key_reused"
+
+
+class InviteNotFound(ServiceError):
+    """No game has that invite code (unknown, or rotated since)."""
+
+    code = "invite_not_found"
+
+
+class PlayerNotFound(ServiceError):
+    """The key has named no player so."""
+
+    code = "player_not_found"
+
+
+class NotHost(ServiceError):
+    """Only the game's owner key, or a seat made human at its creation, may do this."""
+
+    code = "not_host"
+
+
+class GameFull(ServiceError):
+    """Every seat of the game is taken."""
+
+    code = "game_full"
+
+
+class NotWaiting(ServiceError):
+    """The game is not waiting for players any more (started, over or cancelled)."""
+
+    code = "game_not_waiting"
+
+
+class NotStarted(ServiceError):
+    """The game waits for players (or was cancelled): nobody plays yet."""
+
+    code = "game_not_started"
+
+
+class NotActive(ServiceError):
+    """The game is over or cancelled: a seat cannot leave it."""
+
+    code = "game_not_active"
+
+
+class SeriesNotOver(ServiceError):
+    """A rematch comes once the series is over."""
+
+    code = "series_not_over"
+
+
+class BadPlayer(BadRequest):
+    """A player id is 1 to 64 printable characters, a name 1 to 64."""
+
+    code = "bad_player"

@@ -16,7 +16,7 @@ from engine import Event, State, View
 from engine.plays import Action
 from engine.state import LogEntry
 from services.domain import (
-    Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayedFor,
+    Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, ServiceEvent,
     TurnMessage, Waiting, WebhookEndpoint,
 )
 
@@ -34,7 +34,7 @@ class Fallback:
     decide: Callable[[View], Action]
 
 
-StoredEvent = tuple[int, int, "Event | PlayedFor"]
+StoredEvent = tuple[int, int, "Event | ServiceEvent"]
 """(seq, version, event) of a game's stored event."""
 
 
@@ -49,9 +49,10 @@ class VersionConflict(Exception):
 
 class GameRepository(Protocol):
     def add(self, game: Game, events: Sequence[Event],
-            message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
-        """A new game, with the message of its first turn (written to the outbox) and
-        its ``hooks``, for its owner's webhook endpoints."""
+            message: TurnMessage | None = None, hooks: Sequence[Hook] = (),
+            invite_hash: str | None = None) -> None:
+        """A new game, with the message of its first turn (written to the outbox), its
+        ``hooks``, for its owner's webhook endpoints, and its invite's hash."""
 
     def get(self, game_id: str, at_least: int = 0) -> Game | None:
         """``at_least``: a version the caller knows the game has reached."""
@@ -60,7 +61,7 @@ class GameRepository(Protocol):
         """The game as this process last saw it, if at ``version`` (no database read)."""
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
-                     events: Sequence[Event | PlayedFor],
+                     events: Sequence[Event | ServiceEvent],
                      key: tuple[int, str, str] | None = None,
                      message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         """Append the log ``entries`` and ``events``, store ``game``'s new state,
@@ -68,6 +69,27 @@ class GameRepository(Protocol):
         turn's ``message`` to the outbox and one webhook message per hook and endpoint
         of the game's owner that asked for its type, if and only if nobody wrote since
         ``read_version`` (else ``VersionConflict``)."""
+
+    def fresh(self, game_id: str) -> Game | None:
+        """The game with its seats as stored now (none held in memory)."""
+
+    def reseat(self, game: Game, read_version: int, read_seated: int,
+               events: Sequence[ServiceEvent], message: TurnMessage | None = None,
+               hooks: Sequence[Hook] = ()) -> None:
+        """Store ``game``'s seats, status and table (one more seat change) with
+        ``events``, the next turn's ``message`` and ``hooks``, if and only if nobody
+        wrote since ``read_version`` and ``read_seated`` (else ``VersionConflict``)."""
+
+    def set_invite(self, game_id: str, invite_hash: str | None) -> None: ...
+
+    def by_invite(self, invite_hash: str) -> str | None:
+        """The id of the game that invite opens (its hash, ``domain.invite_hash``)."""
+
+    def rematch_of(self, game_id: str) -> str | None:
+        """The id of the game's rematch, once made."""
+
+    def set_rematch(self, game_id: str, rematch_id: str) -> bool:
+        """Name the game's rematch; False if one is named already."""
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]: ...
 
@@ -115,6 +137,20 @@ class GameRepository(Protocol):
     def ai_time_since(self, owner: str, since: datetime) -> float:
         """The AI thinking time counted for ``owner``'s games in the hours from
         ``since``'s on."""
+
+
+class PlayerRepository(Protocol):
+    """The players client keys named (``handlers.players``)."""
+
+    def name(self, key: str, player: str, name: str | None) -> None:
+        """The player exists (and has that display name, unless None)."""
+
+    def exists(self, key: str, player: str) -> bool: ...
+
+    def games(self, key: str, player: str, status: str | None, limit: int,
+              before: tuple[datetime, str] | None) -> list[GameSummary]:
+        """The games the player has (or had) a seat in, newest first, strictly after the
+        ``before`` (created_at, id) cursor."""
 
 
 class KeyRepository(Protocol):
@@ -239,6 +275,9 @@ class UnitOfWork(Protocol):
     @property
     def webhooks(self) -> WebhookRepository: ...
 
+    @property
+    def players(self) -> PlayerRepository: ...
+
     def __enter__(self) -> Self: ...
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -254,6 +293,9 @@ class Reads(Protocol):
 
     def get(self, game_id: str, at_least: int = 0) -> Game | None:
         """``at_least``: a version the caller knows the game has reached."""
+
+    def fresh(self, game_id: str) -> Game | None:
+        """The game with its seats as stored now (none held in memory)."""
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]: ...
 

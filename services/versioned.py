@@ -1,7 +1,7 @@
 """A small LRU cache for per-game values that cannot go stale: each is fixed once and for
-all (a game's seating, a seat's view rendered at a version) or says which version it is of
-(the newest state a process has seen), so a hit is never wrong, and old entries simply
-age out.
+all (a seat's view rendered at a version) or says which version it is of (the newest
+state a process has seen, a game's seating at its count of seat changes), so a hit never
+passes for newer than it is, and old entries simply age out.
 """
 
 from __future__ import annotations
@@ -54,6 +54,14 @@ class VersionedCache(Generic[K, V]):
             old = self._items.get(key)
             if old is None or replaces(old, value):
                 self._store(key, value)
+
+    def pop_if(self, key: K, stale: Callable[[V], bool]) -> None:
+        """Drop the entry if ``stale(value)`` (checked and dropped under one lock)."""
+        with self._lock:
+            old = self._items.get(key)
+            if old is not None and stale(old):
+                del self._items[key]
+                self.bytes -= self._weights.pop(key, 0)
 
     def clear(self) -> None:
         with self._lock:

@@ -7,7 +7,7 @@ from functools import cached_property, partial
 from typing import Callable
 
 from engine import Event, View, observe
-from services.domain import Game, PlayedFor, Seat
+from services.domain import Game, Seat, ServiceEvent
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,8 @@ class GameView:
     _observe: Callable[[], View] = field(repr=False, compare=False)
     pace_ms: int = 0
     turn_timeout_ms: int | None = None
+    seated: int = 0  # the game's seat changes so far (its seats are part of the view)
+    visibility: str = "public"
 
     @cached_property
     def view(self) -> View:
@@ -34,17 +36,18 @@ class GameView:
     def of(cls, game: Game, seat: int | None, *, history: bool = False) -> GameView:
         return cls(game.id, game.version, game.status, game.preset, game.seats, seat,
                    partial(observe, game.state, seat, history=history), game.pace_ms,
-                   game.turn_timeout_ms)
+                   game.turn_timeout_ms, game.seated, game.table.visibility)
 
 
 @dataclass(frozen=True)
 class CreatedGame:
     game: GameView
     tokens: dict[int, str]  # human seat -> its secret token, shown once
+    invite: str | None = None  # the invite code of a game with open seats
 
 
 @dataclass(frozen=True)
 class EventView:
     seq: int
     version: int
-    event: Event | PlayedFor  # already redacted for the reader
+    event: Event | ServiceEvent  # already redacted for the reader

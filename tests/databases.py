@@ -89,6 +89,10 @@ class UowReads:
         with self._uow() as uow:
             return uow.games.get(game_id, at_least)
 
+    def fresh(self, game_id: str) -> Game | None:
+        with self._uow() as uow:
+            return uow.games.fresh(game_id)
+
     def events_after(self, game_id: str, after: int,
                      limit: int) -> list[tuple[int, int, Event | PlayedFor]]:
         with self._uow() as uow:

@@ -21,7 +21,7 @@ from services.handlers.outbox import relay
 from services.inline import InlineScheduler
 from services.domain import (
     Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayedFor,
-    TurnMessage, Waiting, WebhookEndpoint,
+    ServiceEvent, TurnMessage, Waiting, WebhookEndpoint,
 )
 from services.ports import StoredEvent, StoredState, VersionConflict
 
@@ -50,6 +50,8 @@ class _Stored:
     due_at: datetime | None = None
     actions: list[str] = field(default_factory=list)
     events: list[StoredEvent] = field(default_factory=list)
+    invite: str | None = None  # its invite's hash
+    rematch: str | None = None  # its rematch's id
 
 
 class FakeDatabase:
@@ -64,6 +66,7 @@ class FakeDatabase:
         self.endpoints: dict[str, tuple[WebhookEndpoint, str]] = {}  # id: (endpoint, sealed)
         self.messages: dict[int, _Message] = {}
         self.attempts: list[AttemptRecord] = []
+        self.players: dict[tuple[str, str], str | None] = {}  # (key, player): name
         self.outbox_written: Callable[[], Any] = lambda: None  # after a commit that wrote to it
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.commits = 0
@@ -81,14 +84,54 @@ class FakeRepository:
         self.pending: list[Callable[[], None]] = []  # writes, applied on commit
 
     def add(self, game: Game, events: Sequence[Event],
-            message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
+            message: TurnMessage | None = None, hooks: Sequence[Hook] = (),
+            invite_hash: str | None = None) -> None:
         now = self._db.now()
         self._hook(game.owner, hooks, now)
         game.events = len(events)
         stored = _Stored(copy.copy(game), now, now, _deadline(game, now), _due(message, now),
-                         events=[(n, game.version, e) for n, e in enumerate(events, 1)])
+                         events=[(n, game.version, e) for n, e in enumerate(events, 1)],
+                         invite=invite_hash)
         self.pending.append(lambda: self._db.games.__setitem__(game.id, stored))
         self._send(message, now)
+
+    def fresh(self, game_id: str) -> Game | None:
+        return self.get(game_id)
+
+    def reseat(self, game: Game, read_version: int, read_seated: int,
+               events: Sequence[ServiceEvent], message: TurnMessage | None = None,
+               hooks: Sequence[Hook] = ()) -> None:
+        stored = self._db.games[game.id]
+        if (stored.game.version, stored.game.seated) != (read_version, read_seated):
+            raise VersionConflict(f"game {game.id} changed since version {read_version}")
+        first, game.events, game.seated = game.events, game.events + len(events), read_seated + 1
+        written, now = copy.copy(game), self._db.now()
+
+        def write() -> None:
+            stored.game, stored.updated_at = written, now
+            stored.deadline, stored.due_at = _deadline(written, now), _due(message, now)
+            stored.events += [(first + n, written.version, e) for n, e in enumerate(events, 1)]
+
+        self.pending.append(write)
+        self._send(message, now)
+        self._hook(game.owner, hooks, now)
+
+    def set_invite(self, game_id: str, invite_hash: str | None) -> None:
+        self.pending.append(lambda: setattr(self._db.games[game_id], "invite", invite_hash))
+
+    def by_invite(self, invite_hash: str) -> str | None:
+        return next((s.game.id for s in self._db.games.values() if s.invite == invite_hash),
+                    None)
+
+    def rematch_of(self, game_id: str) -> str | None:
+        return self._db.games[game_id].rematch
+
+    def set_rematch(self, game_id: str, rematch_id: str) -> bool:
+        stored = self._db.games[game_id]
+        if stored.rematch is not None:
+            return False
+        self.pending.append(lambda: setattr(stored, "rematch", rematch_id))
+        return True
 
     def _hook(self, owner: str | None, hooks: Sequence[Hook], now: datetime) -> None:
         def write() -> None:
@@ -118,7 +161,7 @@ class FakeRepository:
                      key: tuple[int, str, str] | None = None,
                      message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         stored = self._db.games[game.id]
-        if stored.game.version != read_version:
+        if (stored.game.version, stored.game.seated) != (read_version, game.seated):
             raise VersionConflict(f"game {game.id} moved on from version {read_version}")
         first, game.events = game.events, game.events + len(events)
         written, now = copy.copy(game), self._db.now()
@@ -203,11 +246,36 @@ class FakeRepository:
         return sum(t for (o, hour), t in self._db.ai_time.items() if o == owner and hour >= since)
 
     def active_count(self, owner: str | None) -> int:
-        return sum(s.game.owner == owner and s.game.status == "active"
+        return sum(s.game.owner == owner and s.game.status in ("active", "waiting")
                    for s in self._db.games.values())
 
     def ids(self) -> list[str]:
         return [s.game.id for s in sorted(self._db.games.values(), key=lambda s: s.created_at)]
+
+
+class FakePlayers:
+    def __init__(self, db: FakeDatabase, pending: list[Callable[[], None]]) -> None:
+        self._db, self._pending = db, pending
+
+    def name(self, key: str, player: str, name: str | None) -> None:
+        def write() -> None:
+            held = self._db.players.get((key, player))
+            self._db.players[(key, player)] = name if name is not None else held
+
+        self._pending.append(write)
+
+    def exists(self, key: str, player: str) -> bool:
+        return (key, player) in self._db.players
+
+    def games(self, key: str, player: str, status: str | None, limit: int,
+              before: tuple[datetime, str] | None) -> list[GameSummary]:
+        games = sorted(self._db.games.values(), key=lambda s: (s.created_at, s.game.id),
+                       reverse=True)
+        return [GameSummary(s.game.id, s.game.status, s.game.preset, s.game.version,
+                            s.created_at, s.game.seats) for s in games
+                if any(x.player == player and x.player_key == key for x in s.game.seats)
+                and (status is None or s.game.status == status)
+                and (before is None or (s.created_at, s.game.id) < before)][:limit]
 
 
 class FakeKeyRepository:
@@ -364,6 +432,7 @@ class FakeUnitOfWork:
         self.keys = FakeKeyRepository(db, self.games.pending)
         self.outbox = FakeOutbox(db, self.games.pending)
         self.webhooks = FakeWebhooks(db, self.games.pending)
+        self.players = FakePlayers(db, self.games.pending)
 
     def __enter__(self) -> FakeUnitOfWork:
         return self
@@ -392,6 +461,9 @@ class FakeReads:
 
     def get(self, game_id: str, at_least: int = 0) -> Game | None:
         return self._repository.get(game_id, at_least)
+
+    def fresh(self, game_id: str) -> Game | None:
+        return self._repository.get(game_id)
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return self._repository.events_after(game_id, after, limit)

@@ -11,6 +11,8 @@ from services.api.schemas import Problem
 
 TAGS = [
     {"name": "Games", "description": "create games, read them as a seat or a spectator, play"},
+    {"name": "Tables", "description": "open seats and invites, joining, starting early, "
+                                      "cancelling, leaving, rematches (docs/lobby.md)"},
     {"name": "History", "description": "games, finished rounds and replays"},
     {"name": "Rules", "description": "presets and every rules option"},
     {"name": "Webhooks", "description": "endpoints a client key's games call, signed "

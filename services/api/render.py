@@ -11,7 +11,7 @@ from engine import (
     PRESETS, ExchangeView, Outcome, Rules, View, cards_of, describe_options,
 )
 from engine.snapshot import event_to_dict
-from services.domain import GameSummary, PlayedFor
+from services.domain import SERVICE_EVENTS, GameSummary, Seat
 from services.views import EventView, GameView
 from services.jsoncodec import dumps_line
 from services.versioned import VersionedCache
@@ -45,26 +45,27 @@ def view_json(v: View) -> dict[str, Any]:
     }
 
 
-Rendered = VersionedCache[tuple[str, int, "int | None"], bytes]
+Rendered = VersionedCache[tuple[str, int, int, "int | None"], bytes]
 
 
 def rendered_cache(max_bytes: int | None) -> Rendered:
-    """A seat's view at a version never changes: its JSON is rendered once per process,
-    and kept while there is room (``max_bytes``)."""
+    """A seat's view at a version and seat change never changes: its JSON is rendered
+    once per process, and kept while there is room (``max_bytes``)."""
     return VersionedCache(4096, max_bytes, lambda body: len(body) + 200)
 
 
 def game_response(game: GameView, rendered: Rendered, if_none_match: str | None = None
                   ) -> Response:
     """The game as ``GameOut`` JSON, or ``304`` when the client holds it already (its
-    ``ETag`` names the version and the seat: that body never changes). ``game_json``
+    ``ETag`` names the version, the seat changes and the seat: that body never
+    changes). ``game_json``
     already gives exactly what the schema would (a test checks it on views of every
     kind), so the hot path skips pydantic's output pass."""
-    tag = f'"{game.version}-{"spectator" if game.seat is None else game.seat}"'
+    tag = f'"{game.version}.{game.seated}-{"spectator" if game.seat is None else game.seat}"'
     headers = [("ETag", tag), ("Cache-Control", "private, no-cache"), ("Vary", "Authorization")]
     if if_none_match is not None and not _tags(if_none_match).isdisjoint((tag, "*")):
         return Response(status=304, headers=headers)
-    key = (game.game_id, game.version, game.seat)
+    key = (game.game_id, game.version, game.seated, game.seat)
     body = rendered.get(key)
     if body is None:
         body = dumps_line(game_json(game))
@@ -90,9 +91,14 @@ def cached_for_good(response: dict[str, Any] | Response, immutable: bool) -> Res
 def game_json(game: GameView) -> dict[str, Any]:
     return {"game_id": game.game_id, "version": game.version, "status": game.status,
             "preset": game.preset, "rules": game.view.rules.to_dict(),
-            "seats": [{"seat": s.seat, "kind": s.kind, "engine": s.engine} for s in game.seats],
+            "seats": [seat_json(s) for s in game.seats], "visibility": game.visibility,
             "pace_ms": game.pace_ms, "turn_timeout_ms": game.turn_timeout_ms,
             "view": view_json(game.view)}
+
+
+def seat_json(seat: Seat) -> dict[str, Any]:
+    """A seat as anybody may see it: no token, no player id."""
+    return {"seat": seat.seat, "kind": seat.kind, "engine": seat.engine, "name": seat.name}
 
 
 def rounds_json(view: View) -> list[dict[str, Any]]:
@@ -112,7 +118,7 @@ def rounds_json(view: View) -> list[dict[str, Any]]:
 def summary_json(g: GameSummary) -> dict[str, Any]:
     return {"game_id": g.game_id, "status": g.status, "preset": g.preset,
             "version": g.version, "created_at": g.created_at.isoformat(),
-            "seats": [{"seat": s.seat, "kind": s.kind, "engine": s.engine} for s in g.seats]}
+            "seats": [seat_json(s) for s in g.seats]}
 
 
 def rules_json() -> dict[str, Any]:
@@ -121,5 +127,5 @@ def rules_json() -> dict[str, Any]:
 
 
 def event_json(e: EventView) -> dict[str, Any]:
-    body = e.event.to_dict() if isinstance(e.event, PlayedFor) else event_to_dict(e.event)
+    body = e.event.to_dict() if isinstance(e.event, SERVICE_EVENTS) else event_to_dict(e.event)
     return {"seq": e.seq, "version": e.version, **body}

@@ -94,17 +94,21 @@ def get_rules() -> dict[str, Any]:
 @v1.input(CreateGameIn)
 @v1.output(CreatedOut, status_code=201)
 @v1.doc(operation_id="createGame", tags=["Games"],
-        summary="Create a game: one secret token per human seat, shown once",
+        summary="Create a game: one secret token per human seat, shown once; with open "
+        "seats, an invite code",
         security=KEY, responses=problems(400, 401, 403, 413))
 def post_game(json_data: CreateGameIn) -> dict[str, Any]:
     services, caller = _services(), _caller(None)
     created = create_game(
-        CreateGame(json_data.preset, tuple(SeatSpec(s.kind, s.engine) for s in json_data.seats),
+        CreateGame(json_data.preset,
+                   tuple(SeatSpec(s.kind, s.engine, s.player_id, s.name) for s in json_data.seats),
                    dict(json_data.options), json_data.rounds, json_data.seed,
-                   json_data.pace_ms, json_data.turn_timeout_ms),
+                   json_data.pace_ms, json_data.turn_timeout_ms, json_data.visibility,
+                   json_data.takeover),
         services.uow(), services.engines, services.defaults, caller)
     return {"game": game_json(created.game),
-            "tokens": {str(seat): token for seat, token in created.tokens.items()}}
+            "tokens": {str(seat): token for seat, token in created.tokens.items()},
+            "invite": created.invite}
 
 
 @v1.get("/games/<string:game_id>")

@@ -21,10 +21,21 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+PLAYER_ID = Field(None, min_length=1, max_length=64, description="the client "
+                  "application's own id for its player (needs a client key: players are "
+                  "the key's own)")
+DISPLAY_NAME = Field(None, min_length=1, max_length=64, description="shown to everybody "
+                     "at the table")
+
+
 class SeatIn(Body):
-    kind: Literal["human", "ai"]
+    kind: Literal["human", "ai", "open"] = Field(description="open: a seat anybody with the "
+                                                 "game's invite code may take (the game "
+                                                 "waits until every one is taken)")
     engine: str | None = Field(None, description="for an AI seat: easy, normal, hard, expert "
                                "or a configured engine name")
+    player_id: str | None = PLAYER_ID
+    name: str | None = DISPLAY_NAME
 
 
 class CreateGameIn(Body):
@@ -43,6 +54,12 @@ class CreateGameIn(Body):
                                         "service plays for it (pass if legal, else the Easy "
                                         "level; needs the Celery scheduler); 0: no limit; "
                                         "omitted: the service's default")
+
+    visibility: Literal["public", "private"] | None = Field(
+        None, description="private: watched only with the owner's key or a seat token; "
+        "omitted: private for a game made with a key, public otherwise")
+    takeover: str | None = Field(None, description="the AI level that plays a seat its "
+                                 "human leaves (or lets time out too often); default normal")
 
     @field_validator("turn_timeout_ms")
     @classmethod
@@ -121,17 +138,23 @@ class ViewOut(BaseModel):
 
 class SeatOut(BaseModel):
     seat: int
-    kind: str
+    kind: Literal["human", "ai", "open"]
     engine: str | None
+    name: str | None = Field(description="its player's display name")
+
+
+Status = Literal["waiting", "active", "over", "cancelled"]
 
 
 class GameOut(BaseModel):
     game_id: str
     version: int
-    status: Literal["active", "over"]
+    status: Status = Field(description="waiting: for its open seats (nobody plays yet); "
+                           "cancelled: by its host before it started")
     preset: str
     rules: dict[str, Any]
     seats: list[SeatOut]
+    visibility: Literal["public", "private"]
     pace_ms: int
     turn_timeout_ms: int | None
     view: ViewOut
@@ -141,6 +164,31 @@ class CreatedOut(BaseModel):
     game: GameOut
     tokens: dict[str, str] = Field(description="human seat number -> its secret bearer "
                                    "token, shown only here")
+    invite: str | None = Field(description="a game with open seats: the code that joins "
+                               "it (POST /v1/join), to share; null otherwise")
+
+
+class JoinIn(Body):
+    code: str = Field(min_length=1, max_length=40, description="the game's invite code "
+                      "(any case; dashes and spaces optional)")
+    player_id: str | None = PLAYER_ID
+    name: str | None = DISPLAY_NAME
+
+
+class SeatedOut(BaseModel):
+    game: GameOut
+    seat: int
+    token: str = Field(description="the seat's secret bearer token, shown only here")
+
+
+class StartIn(Body):
+    fill: str | None = Field(None, description="the AI level for the open seats; default "
+                             "the game's takeover level")
+
+
+class InviteOut(BaseModel):
+    invite: str = Field(description="the game's new invite code; the one before opens "
+                        "nothing any more")
 
 
 class RulesOut(BaseModel):
@@ -168,7 +216,7 @@ class EventsOut(BaseModel):
 
 
 class GamesQuery(Strict):
-    status: Literal["active", "over"] | None = None
+    status: Status | None = None
     limit: int = Field(20, ge=1, le=100)
     cursor: str | None = Field(None, max_length=200, description="next_cursor of the page before")
 

@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+import base64
+from datetime import datetime
+from typing import Protocol, TypeVar
 
 from engine import State, parse_action, replay
-from services.domain import Caller, Game, Seat
-from services.errors import BadToken, GameNotFound
+from services.domain import Caller, Game, GameSummary, Seat
+from services.errors import BadCursor, BadStatus, BadToken, GameNotFound
 from services.ports import UnitOfWork
 
 T = TypeVar("T")
 
 
-def load(uow: UnitOfWork, game_id: str, at_least: int = 0) -> Game:
-    return found(uow.games.get(game_id, at_least), game_id)
+def load(uow: UnitOfWork, game_id: str, at_least: int = 0, token: str | None = None) -> Game:
+    return read(uow.games, game_id, at_least, token)
+
+
+def read(source: Source, game_id: str, at_least: int = 0, token: str | None = None) -> Game:
+    """The game; read again with its seats as stored if ``token`` opens none of the
+    seats held here (a seat joined on another process a moment ago)."""
+    game = found(source.get(game_id, at_least), game_id)
+    if token is not None and game.seat_of(token) is None:
+        game = found(source.fresh(game_id), game_id)
+    return game
+
+
+class Source(Protocol):
+    """Where games are read from: the read side, or a unit of work's repository."""
+
+    def get(self, game_id: str, at_least: int = 0) -> Game | None: ...
+
+    def fresh(self, game_id: str) -> Game | None: ...
 
 
 def found(value: T | None, game_id: str) -> T:
@@ -31,13 +50,38 @@ def seat_of(game: Game, token: str) -> Seat:
 
 def viewer(game: Game, token: str | None, caller: Caller) -> int | None:
     """The seat a request sees the game as: its token's, or a spectator's (None). A
-    spectator with a key watches that key's games only (another key's game answers as if
-    there were none)."""
+    private game is watched with its owner's key only; a public one by anybody (a key
+    that may not read games watches none but its own). A game not to be seen answers as
+    if there were none."""
     if token is not None:
         return seat_of(game, token).seat
-    if caller.key is not None and (game.owner != caller.key.id or not caller.may("games:read")):
+    own = caller.key is not None and game.owner == caller.key.id
+    if (game.table.visibility == "private" and not own) or not caller.may("games:read"):
         raise GameNotFound(f"no game {game.id!r}")
     return None
+
+
+STATUSES = ("waiting", "active", "over", "cancelled")
+
+
+def valid_status(status: str | None) -> None:
+    if status is not None and status not in STATUSES:
+        raise BadStatus(f"status is one of {', '.join(STATUSES)}")
+
+
+def encode_cursor(game: GameSummary) -> str:
+    raw = f"{game.created_at.isoformat()}|{game.game_id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
+    if not cursor:
+        return None
+    try:
+        created, game_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|")
+        return datetime.fromisoformat(created), game_id
+    except (ValueError, UnicodeDecodeError):
+        raise BadCursor("this cursor was not issued by this service") from None
 
 
 def replay_log(uow: UnitOfWork, game: Game, version: int | None = None) -> State:

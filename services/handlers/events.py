@@ -6,9 +6,9 @@ import time
 from typing import Callable
 
 from engine import Event, RoundStarted, redact
-from services.domain import ANONYMOUS, Caller, PlayedFor
+from services.domain import ANONYMOUS, SERVICE_EVENTS, Caller, ServiceEvent
 from services.errors import RoundNotFound
-from services.handlers.common import found, viewer
+from services.handlers.common import found, read, viewer
 from services.ports import Reads
 from services.views import EventView
 
@@ -17,7 +17,7 @@ def events_after(game_id: str, token: str | None, after: int, reads: Reads,
                  limit: int = 500, caller: Caller = ANONYMOUS) -> tuple[list[EventView], int]:
     """The game's events numbered above ``after`` as the token's seat (or a spectator) may
     see them, and the number of the game's last event."""
-    game = found(reads.get(game_id), game_id)
+    game = read(reads, game_id, token=token)
     seat = viewer(game, token, caller)
     rows = reads.events_after(game_id, after, limit)
     last = max(game.events, rows[-1][0] if rows else 0)  # (the state may not be the newest)
@@ -54,7 +54,7 @@ def round_events(game_id: str, token: str | None, round_no: int, reads: Reads,
     """A round's replay: its events from its start to its end, as the caller may see them.
     Only that round's events are read (the game's whole list for games stored before the
     events said their round)."""
-    game = found(reads.get(game_id), game_id)
+    game = read(reads, game_id, token=token)
     seat = viewer(game, token, caller)
     rows = reads.events_of_round(game_id, round_no)
     if rows:
@@ -71,6 +71,7 @@ def round_events(game_id: str, token: str | None, round_no: int, reads: Reads,
     return picked
 
 
-def _seen(seq: int, version: int, event: Event | PlayedFor, seat: int | None) -> EventView:
+def _seen(seq: int, version: int, event: Event | ServiceEvent, seat: int | None) -> EventView:
     """The event as ``seat`` (None: a spectator) may see it."""
-    return EventView(seq, version, event if isinstance(event, PlayedFor) else redact(event, seat))
+    seen = event if isinstance(event, SERVICE_EVENTS) else redact(event, seat)
+    return EventView(seq, version, seen)

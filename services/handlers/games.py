@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import base64
 import secrets
 import uuid
-from datetime import datetime
+from typing import cast
 
 from config import tracing
 from engine import Rules, new_series_with_events
 from services.commands import CreateGame, ReadGame, TableDefaults
-from services.domain import ANONYMOUS, Caller, Game, GameSummary, Seat, hash_token, new_token
-from services.errors import (
-    BadCursor, BadStatus, InvalidSeat, MissingScope, OptionsContradictSeats, QuotaExceeded,
+from services.commands import SeatSpec
+from services.domain import (
+    ANONYMOUS, Caller, Game, GameSummary, Seat, Table, Visibility, hash_token, invite_hash,
+    new_invite_code, new_token,
 )
-from services.handlers.common import found, viewer
+from services.errors import InvalidSeat, MissingScope, OptionsContradictSeats, QuotaExceeded
+from services.handlers.common import decode_cursor, encode_cursor, read, valid_status, viewer
+from services.handlers.players import named
 from services.handlers.moves import turn_message
 from services.handlers.webhooks import hooks_of
 from services.handlers.turns import ai_time_used
@@ -34,29 +36,57 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, engines: tuple[str, ...],
         raise MissingScope(f"this key may not create such a game: it needs {scope}")
     _within_quota(caller, uow, any(s.kind == "ai" for s in cmd.seats))
     rules = Rules.preset(cmd.preset, **_options(cmd))  # InvalidRules explains what is wrong
+    takeover = cmd.takeover or "normal"
+    if takeover not in engines:
+        raise InvalidSeat(f"takeover is an AI engine among {', '.join(engines)}")
     tokens: dict[int, str] = {}
-    seats = []
-    for number, spec in enumerate(cmd.seats):
-        if spec.kind == "human":
-            tokens[number] = new_token()
-            seats.append(Seat(number, "human", None, hash_token(tokens[number])))
-        elif spec.kind == "ai" and spec.engine in engines:
-            seats.append(Seat(number, "ai", spec.engine))
-        else:
-            raise InvalidSeat(f"seat {number}: a seat is human, or ai with an engine among "
-                              f"{', '.join(engines)}")
+    seats = [_seat(number, spec, engines, caller, tokens)
+             for number, spec in enumerate(cmd.seats)]
+    _one_seat_a_player(seats)
     seed = cmd.seed if cmd.seed is not None else secrets.randbits(63)
     state, events = new_series_with_events(rules, seed)
     timeout = defaults.turn_timeout_ms if cmd.turn_timeout_ms is None else cmd.turn_timeout_ms
+    waiting = any(s.kind == "open" for s in seats)
+    table = Table("waiting" if waiting else "playing",
+                  cast(Visibility, cmd.visibility or ("public" if caller.key is None
+                                                      else "private")), takeover)
     game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state,
                 pace_ms=defaults.pace_ms if cmd.pace_ms is None else cmd.pace_ms,
                 turn_timeout_ms=timeout or None, owner=caller.owner,  # timeout 0: no limit
-                ai_seconds_per_hour=caller.ai_seconds_per_hour)
+                ai_seconds_per_hour=caller.ai_seconds_per_hour, table=table)
+    invite = new_invite_code() if waiting else None
     with uow:
         uow.games.add(game, events, turn_message(game, tracing.traceparent()),
-                      hooks_of(game, events, 0))
+                      hooks_of(game, events, 0), None if invite is None else invite_hash(invite))
+        for seat in seats:
+            if seat.player is not None and seat.player_key is not None:
+                uow.players.name(seat.player_key, seat.player, seat.name)
         uow.commit()
-    return CreatedGame(GameView.of(game, None), tokens)
+    return CreatedGame(GameView.of(game, None), tokens, invite)
+
+
+def _seat(number: int, spec: SeatSpec, engines: tuple[str, ...], caller: Caller,
+          tokens: dict[int, str]) -> Seat:
+    """Seat ``number`` as ``spec`` asks (a human's token put in ``tokens``)."""
+    player = named(spec.player, spec.name, caller)
+    if spec.kind in ("ai", "open") and spec.player is not None:
+        raise InvalidSeat(f"seat {number}: only a human seat has a player")
+    if spec.kind == "human":
+        tokens[number] = new_token()
+        return Seat(number, "human", None, hash_token(tokens[number]),
+                    player and player.id, spec.name, True, player and player.key)
+    if spec.kind == "ai" and spec.engine in engines:
+        return Seat(number, "ai", spec.engine, name=spec.name)
+    if spec.kind == "open" and spec.engine is None:
+        return Seat(number, "open", name=spec.name)
+    raise InvalidSeat(f"seat {number}: a seat is human, open, or ai with an engine among "
+                      f"{', '.join(engines)}")
+
+
+def _one_seat_a_player(seats: list[Seat]) -> None:
+    players = [s.player for s in seats if s.player is not None]
+    if len(players) != len(set(players)):
+        raise InvalidSeat("a player has one seat of a game at most")
 
 
 def _within_quota(caller: Caller, uow: UnitOfWork, ai_seats: bool) -> None:
@@ -97,7 +127,7 @@ def read_game(cmd: ReadGame, reads: Reads, *, history: bool = False,
     """The game as the token's seat sees it, or as a spectator: a key sees its own games
     only (another's answers as if there were none). The action history only when asked
     for (``GameView.view.history``)."""
-    game = found(reads.get(cmd.game_id), cmd.game_id)
+    game = read(reads, cmd.game_id, token=cmd.token)
     return GameView.of(game, viewer(game, cmd.token, caller), history=history)
 
 
@@ -106,26 +136,10 @@ def list_games(status: str | None, limit: int, cursor: str | None, uow: UnitOfWo
                caller: Caller = ANONYMOUS) -> tuple[list[GameSummary], str | None]:
     """A page of the caller's games (a key's own; without a key, the anonymous ones),
     newest first, and the cursor of the next page (None: last page)."""
-    if status not in (None, "active", "over"):
-        raise BadStatus("status is 'active' or 'over'")
+    valid_status(status)
     if not caller.may("games:read"):
         raise MissingScope("this key may not list games: it needs games:read")
     with uow:
-        games = uow.games.page(caller.owner, status, limit + 1, _decode_cursor(cursor))
+        games = uow.games.page(caller.owner, status, limit + 1, decode_cursor(cursor))
     more, games = len(games) > limit, games[:limit]
-    return games, _encode_cursor(games[-1]) if more and games else None
-
-
-def _encode_cursor(game: GameSummary) -> str:
-    raw = f"{game.created_at.isoformat()}|{game.game_id}"
-    return base64.urlsafe_b64encode(raw.encode()).decode()
-
-
-def _decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
-    if not cursor:
-        return None
-    try:
-        created, game_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|")
-        return datetime.fromisoformat(created), game_id
-    except (ValueError, UnicodeDecodeError):
-        raise BadCursor("this cursor was not issued by this service") from None
+    return games, encode_cursor(games[-1]) if more and games else None

@@ -9,13 +9,15 @@ outbox (``turn_message``), which a relay hands to the ``TurnScheduler``
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from config import tracing
 from engine import apply, parse_action
 from engine.errors import PresidentError
 from engine.plays import Action
 from services.commands import Act
 from services.domain import Game, PlayedFor, TurnMessage
-from services.errors import KeyReused, StaleVersion
+from services.errors import KeyReused, NotStarted, StaleVersion
 from services.handlers.common import load, replay_log, seat_of
 from services.handlers.webhooks import hooks_of
 from services.ports import UnitOfWork, VersionConflict
@@ -36,7 +38,7 @@ def _played_after_reading(uow: UnitOfWork, cmd: Act,
                           action: Action) -> tuple[Game, int] | GameView:
     """The ordinary path: read the game, check the token, the Idempotency-Key and the
     version, play. (game, seat) once played; the earlier result for a known key."""
-    game = load(uow, cmd.game_id, at_least=cmd.version)
+    game = load(uow, cmd.game_id, at_least=cmd.version, token=cmd.token)
     seat = seat_of(game, cmd.token).seat  # only human seats have tokens
     first = _first_result(uow, game, seat, cmd)
     if first is not None:
@@ -87,8 +89,7 @@ def _first_result(uow: UnitOfWork, game: Game, seat: int, cmd: Act) -> GameView 
     if version != cmd.version + 1:  # (each action adds one entry to the log)
         raise KeyReused(f"this Idempotency-Key was sent before at version {version - 1}, "
                         f"not {cmd.version}")
-    then = Game(game.id, game.preset, game.seats, replay_log(uow, game, version), version,
-                pace_ms=game.pace_ms, turn_timeout_ms=game.turn_timeout_ms, owner=game.owner)
+    then = replace(game, state=replay_log(uow, game, version), version=version)
     return GameView.of(then, seat)
 
 
@@ -98,6 +99,8 @@ def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
     """Play ``action`` for ``seat`` and commit, with the next turn's message, if the game
     is still at the version read (else ``StaleVersion``); ``note`` is recorded just before
     the play's events; ``trace``: the traceparent the next turn goes on with."""
+    if game.status in ("waiting", "cancelled"):
+        raise NotStarted(f"the game is {game.status}: nobody plays yet")
     read_version = game.version
     state, played = apply(game.state, action, seat)  # engine errors: nothing changes
     events = played if note is None else [note, *played]

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from engine import PASS, observe
+from engine import PASS, CardsGiven, Passed, Played, observe
 from engine.plays import Action
 from services.commands import Turn
 from services.domain import Game, PlayedFor, Waiting
 from services.errors import StaleVersion
 from services.handlers.moves import apply_and_save
-from services.ports import Decide, Fallback, UnitOfWork
+from services.handlers.tables import take_over
+from services.ports import Decide, Fallback, UnitOfWork, VersionConflict
 
 
 def take_ai_turn(turn: Turn, uow: UnitOfWork, decide: Decide, fallback: Fallback,
@@ -66,18 +67,29 @@ def _allowance_spent(uow: UnitOfWork, game: Game) -> bool:
             and ai_time_used(uow, game.owner) >= game.ai_seconds_per_hour)
 
 
-def play_instead(turn: Turn, reason: str, uow: UnitOfWork, fallback: Fallback) -> Game | None:
+def play_instead(turn: Turn, reason: str, uow: UnitOfWork, fallback: Fallback,
+                 take_over_after: int = 0) -> Game | None:
     """The service plays the seat itself, recorded as a ``PlayedFor`` event:
     - ``ai_failed``: the AI seat's engine kept failing; ``fallback`` (the Easy level, in
       process) plays, and is named in the event;
     - ``turn_timeout``: the human seat's time ran out; it passes where passing is legal,
       else ``fallback`` plays. Nothing happens before the time is really out, by the
-      database's clock (the one the deadline was written with)."""
+      database's clock (the one the deadline was written with). The
+      ``take_over_after``-th time in a row (0: never), the game's takeover level takes
+      the seat over instead, for the rest of the series."""
     kind = "human" if reason == "turn_timeout" else "ai"
     with uow:
         game = _waiting_on(uow, turn, kind)
         if game is None or (kind == "human" and not uow.games.out_of_time(turn.game_id)):
             return None
+        if kind == "human" and 0 < take_over_after <= 1 + timed_out_in_a_row(
+                uow, game, turn.seat):
+            try:
+                take_over(uow, game, turn.seat, "timeouts")
+                uow.commit()
+            except VersionConflict:  # the seat acted, or left, meanwhile
+                return None
+            return game
     view = observe(game.state, turn.seat)
     action: Action  # PASS is a Play; the Easy level may also give cards back
     if kind == "human" and PASS in view.legal_actions:
@@ -85,6 +97,31 @@ def play_instead(turn: Turn, reason: str, uow: UnitOfWork, fallback: Fallback) -
     else:
         action, policy = fallback.decide(view), fallback.name
     return _play(uow, game, turn.seat, action, PlayedFor(turn.seat, reason, policy))
+
+
+LOOK_BACK = 500  # events: a seat's time limits in a row, counted among the game's last
+
+
+def timed_out_in_a_row(uow: UnitOfWork, game: Game, seat: int) -> int:
+    """How many of ``seat``'s last turns in a row the service played because its time
+    ran out (its plays, passes and gifts; a ``played_for`` comes just before its play)."""
+    events = uow.games.events_after(game.id, max(0, game.events - LOOK_BACK), LOOK_BACK)
+    streak, noted = 0, False
+    for _, _, event in events:
+        if isinstance(event, PlayedFor):
+            noted = event.seat == seat and event.reason == "turn_timeout"
+        elif _acted(event) == seat:
+            streak, noted = streak + 1 if noted else 0, False
+    return streak
+
+
+def _acted(event: object) -> int | None:
+    """The seat whose decision the event is, if it is one."""
+    if isinstance(event, (Played, Passed)):
+        return event.seat
+    if isinstance(event, CardsGiven) and not event.automatic:
+        return event.giver
+    return None
 
 
 @dataclass(frozen=True)

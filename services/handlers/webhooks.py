@@ -23,7 +23,7 @@ from engine.snapshot import event_to_dict
 from services.commands import RegisterWebhook, UpdateWebhook, WebhookPolicy
 from services.domain import (
     ORIGIN, WEBHOOK_TYPES, Answer, AttemptRecord, Caller, Delivery, Game, Hook, Outcome,
-    PlayedFor, WebhookEndpoint,
+    PlayedFor, ServiceEvent, TableEvent, WebhookEndpoint,
 )
 from services.errors import (
     BadWebhook, KeyRequired, MissingScope, TooManyWebhooks, WebhookNotFound,
@@ -36,7 +36,7 @@ URL_LENGTH = 2048
 SCOPE = "webhooks"
 
 
-def hooks_of(game: Game, events: Sequence[Event | PlayedFor], after: int) -> list[Hook]:
+def hooks_of(game: Game, events: Sequence[Event | ServiceEvent], after: int) -> list[Hook]:
     """What a move (or a game's creation) that led to ``events`` tells webhooks: the
     service playing for a seat out of time, a round's or the series' end (as a spectator
     sees them), and the human seat to act next, with its time limit. ``events`` are
@@ -49,6 +49,9 @@ def hooks_of(game: Game, events: Sequence[Event | PlayedFor], after: int) -> lis
         about = {"game_id": game.id, "version": game.version, "seq": seq}
         if isinstance(event, PlayedFor) and event.reason == "turn_timeout":
             hooks.append(Hook("seat.timed_out", {**about, **_fields(event.to_dict())}))
+        elif isinstance(event, TableEvent) and event.type in ("seat_left", "seat_taken_over"):
+            hooks.append(Hook(event.type.replace("_", ".", 1),
+                              {**about, **_fields(event.to_dict())}))
         elif isinstance(event, (RoundEnded, SeriesEnded)):
             hooks.append(Hook("round.ended" if isinstance(event, RoundEnded) else "series.ended",
                               {**about, **_fields(event_to_dict(redact(event, None)))}))

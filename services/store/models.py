@@ -7,7 +7,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import (
-    JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, text,
+    JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -29,10 +30,13 @@ class GameRow(Base):
                             postgresql_where=text("turn_deadline IS NOT NULL"),
                             sqlite_where=text("turn_deadline IS NOT NULL")),
                       # a key's games, newest first (listing); never rewritten by a move
-                      Index("ix_games_owner", "owner", "created_at", "id"))
+                      Index("ix_games_owner", "owner", "created_at", "id"),
+                      Index("ix_games_invite", "invite_hash", unique=True,
+                            postgresql_where=text("invite_hash IS NOT NULL"),
+                            sqlite_where=text("invite_hash IS NOT NULL")))
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    status: Mapped[str] = mapped_column(String(16))  # "active" | "over"
+    status: Mapped[str] = mapped_column(String(16))  # "waiting" | "active" | "over" | "cancelled"
     preset: Mapped[str] = mapped_column(String(32))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     seed: Mapped[int] = mapped_column(BigInteger)
@@ -56,6 +60,14 @@ class GameRow(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     owner: Mapped[str | None] = mapped_column(String(32))  # the client key's id; None: anonymous
     ai_seconds_per_hour: Mapped[int | None] = mapped_column(Integer)  # its owner's, when made
+    # Seat changes so far: written on condition of it, as of the version (docs/lobby.md).
+    seated: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # "public" | "private"; None: made before 0014, private if a key made it
+    visibility: Mapped[str | None] = mapped_column(String(8))
+    takeover: Mapped[str] = mapped_column(String(64), default="normal",
+                                          server_default="normal")  # the AI for a leaver
+    invite_hash: Mapped[str | None] = mapped_column(String(64))  # while it waits for seats
+    rematch_id: Mapped[str | None] = mapped_column(String(32))  # the next series, once made
 
     seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="joined",
                                                 cascade="all, delete-orphan")
@@ -63,14 +75,32 @@ class GameRow(Base):
 
 class SeatRow(Base):
     __tablename__ = "seats"
+    __table_args__ = (Index("ix_seats_player", "player_key", "player",
+                            postgresql_where=text("player IS NOT NULL"),
+                            sqlite_where=text("player IS NOT NULL")),)
 
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"),
                                          primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(8))  # "human" | "ai"
+    kind: Mapped[str] = mapped_column(String(8))  # "human" | "ai" | "open"
     engine: Mapped[str | None] = mapped_column(String(64))  # AI engine name
     # SHA-256 of the seat's secret token (tokens are 256-bit random: no salt needed).
     token_hash: Mapped[str | None] = mapped_column(String(64))
+    player_key: Mapped[str | None] = mapped_column(String(32))  # the key that named it
+    player: Mapped[str | None] = mapped_column(String(64))  # the client's id of its player
+    name: Mapped[str | None] = mapped_column(String(64))
+    host: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+class PlayerRow(Base):
+    """A player a client key named (its id is the key's business: opaque here)."""
+
+    __tablename__ = "players"
+
+    owner: Mapped[str] = mapped_column(String(32), primary_key=True)  # the key's id
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class ActionRow(Base):

@@ -29,7 +29,8 @@ from services.store.transient import (
 MOVES = f"""
 WITH asked AS (
     SELECT * FROM json_to_recordset(%(moves)s::json) AS m(
-        game_id text, read_version integer, version integer, status text, events integer,
+        game_id text, read_version integer, seated integer, version integer, status text,
+        events integer,
         snapshot json, to_act integer, deadline_ms integer, actions json, new_events json,
         key_seat integer, key text, key_action text, notice text, message_seat integer,
         message_engine text, message_delay_ms integer, message_trace text, owner text,
@@ -43,6 +44,7 @@ WITH asked AS (
         updated_at = now()
     FROM asked
     WHERE games.id = asked.game_id AND games.version = asked.read_version
+        AND games.seated = asked.seated
     RETURNING asked.*
 ), logged AS (
     INSERT INTO actions (game_id, seq, round, seat, action, created_at)
@@ -98,6 +100,7 @@ class Move(NamedTuple):
 
     game_id: str
     read_version: int  # the write happens only if the game is still here
+    seated: int  # and its seats are still those read
     version: int
     status: str
     events: int  # the game's event count after the move
@@ -116,7 +119,7 @@ class Move(NamedTuple):
         """The move as one record of ``MOVES``' input."""
         seat, key, action = self.key or (None, None, None)
         notice = Notice(self.game_id, self.read_version, self.version, self.events,
-                        tuple(a["action"] for a in self.actions))
+                        tuple(a["action"] for a in self.actions), self.seated)
         fields = self._asdict()
         del fields["message"], fields["now"]
         message = self.message

@@ -44,8 +44,10 @@ class _Compiled(NamedTuple):
 
 GAME_AND_SEATS = Query(
     select(GameRow.preset, GameRow.version, GameRow.events, GameRow.pace_ms,
-           GameRow.turn_timeout_ms, GameRow.owner, GameRow.ai_seconds_per_hour, SeatRow.seat,
-           SeatRow.kind, SeatRow.engine, SeatRow.token_hash)
+           GameRow.turn_timeout_ms, GameRow.owner, GameRow.ai_seconds_per_hour,
+           GameRow.seated, GameRow.status, GameRow.visibility, GameRow.takeover, SeatRow.seat,
+           SeatRow.kind, SeatRow.engine, SeatRow.token_hash, SeatRow.player, SeatRow.name,
+           SeatRow.host, SeatRow.player_key)
     .join(SeatRow, SeatRow.game_id == GameRow.id)
     .where(GameRow.id == bindparam("game_id")).order_by(SeatRow.seat))
 ACTIONS_BETWEEN = Query(
@@ -58,7 +60,7 @@ LOG_UP_TO = Query(  # the action log up to a version (a writer may have moved on
     .order_by(ActionRow.seq))
 NOTHING = 2**31 - 1  # a version no game reaches: no actions to catch up with
 CATCH_UP = Query(  # the version, and the actions after the one known (at most ``limit``)
-    select(GameRow.version, GameRow.events, ActionRow.action)
+    select(GameRow.version, GameRow.events, GameRow.seated, ActionRow.action)
     .outerjoin(ActionRow, and_(ActionRow.game_id == GameRow.id,
                                ActionRow.seq > bindparam("known")))
     .where(GameRow.id == bindparam("game_id")).order_by(ActionRow.seq)

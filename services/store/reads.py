@@ -15,7 +15,7 @@ from sqlalchemy.engine.interfaces import DBAPICursor
 
 from engine.events import Event
 from engine.snapshot import event_from_dict
-from services.domain import Game, PlayedFor, Seat
+from services.domain import Game, Seat, ServiceEvent, service_event, table_of
 from services.ports import StoredEvent
 from services.store.db import dedicated_connection
 from services.store.feed import ChangeFeed, PsycopgListening, feed_for
@@ -39,10 +39,8 @@ def polling(at_most_s: float) -> None:
     time.sleep(max(0.0, min(at_most_s, POLL_S)))
 
 
-def decode_event(payload: dict[str, Any]) -> Event | PlayedFor:
-    if payload.get("type") == PlayedFor.TYPE:
-        return PlayedFor.from_dict(payload)
-    return event_from_dict(payload)
+def decode_event(payload: dict[str, Any]) -> Event | ServiceEvent:
+    return service_event(payload) or event_from_dict(payload)
 
 
 def load_game(run: Run, states: GameStates, game_id: str, feed: ChangeFeed | None = None,
@@ -62,25 +60,26 @@ def load_game(run: Run, states: GameStates, game_id: str, feed: ChangeFeed | Non
         _FROM_MEMORY.inc()
         return game_of(game_id, seating, known)
     _FROM_DATABASE.inc()
-    if seating is None:
-        rows = run(GAME_AND_SEATS, game_id=game_id)
-        if not rows:
-            return None
-        preset, version, events, pace_ms, turn_timeout_ms, owner, ai_seconds = rows[0][:7]
-        seating = Seating(preset, tuple(Seat(seat, kind, engine, token_hash)
-                                        for *_, seat, kind, engine, token_hash in rows),
-                          pace_ms, turn_timeout_ms, owner, ai_seconds)
-        states.seat(game_id, seating)
-        since = [] if known is None else [a for (a,) in run(
-            ACTIONS_BETWEEN, game_id=game_id, after=known.version, upto=version)]
-    else:
+    if seating is not None:
         rows = run(CATCH_UP, game_id=game_id,
                    known=NOTHING if known is None else known.version,
                    limit=states.replay_at_most + 1)
         if not rows:
             return None
-        version, events = rows[0][:2]
+        version, events, seated = rows[0][:3]
         since = [action for *_, action in rows if action is not None]
+        if seated != seating.seated:  # its seats changed: read them again
+            states.unseat(game_id)
+            seating = None
+    if seating is None:
+        rows = run(GAME_AND_SEATS, game_id=game_id)
+        if not rows:
+            return None
+        version, events = rows[0][1:3]
+        seating = seating_of(rows)
+        states.seat(game_id, seating)
+        since = [] if known is None else [a for (a,) in run(
+            ACTIONS_BETWEEN, game_id=game_id, after=known.version, upto=version)]
     state = states.caught_up(known, version, since)
     if state is not None:
         now = Known(version, events, state, seen_at)
@@ -91,6 +90,18 @@ def load_game(run: Run, states: GameStates, game_id: str, feed: ChangeFeed | Non
         now = stored._replace(seen_at=seen_at)
     states.remember(game_id, now)
     return game_of(game_id, seating, now)
+
+
+def seating_of(rows: list[Any]) -> Seating:
+    """The seating from ``GAME_AND_SEATS``' rows (one per seat)."""
+    (preset, _, _, pace_ms, turn_timeout_ms, owner, ai_seconds, seated, status, visibility,
+     takeover) = rows[0][:11]
+    return Seating(preset, tuple(Seat(seat, kind, engine, token_hash, player, name, bool(host),
+                                      player_key)
+                                 for *_, seat, kind, engine, token_hash, player, name, host,
+                                 player_key in rows),
+                   pace_ms, turn_timeout_ms, owner, ai_seconds, seated,
+                   table_of(status, visibility, takeover, owner))
 
 
 def load_events(run: Run, game_id: str, after: int, limit: int) -> list[StoredEvent]:
@@ -157,6 +168,11 @@ class GameReads:
         """The game; ``at_least``: a version the caller knows it has reached (the one a
         request or a task was made against), so an older state is not taken as newest."""
         return load_game(self._run, self.states, game_id, self.feed, at_least)
+
+    def fresh(self, game_id: str) -> Game | None:
+        """The game with its seats as stored now (those held here forgotten)."""
+        self.states.unseat(game_id)
+        return self.get(game_id)
 
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return load_events(self._run, game_id, after, limit)

@@ -17,7 +17,7 @@ from engine.events import Event, RoundStarted
 from engine.snapshot import event_to_dict
 from engine.state import LogEntry
 from services.domain import (
-    ApiKey, Game, GameSummary, Hook, PlayedFor, Seat, TurnMessage, Waiting,
+    SERVICE_EVENTS, ApiKey, Game, GameSummary, Hook, Seat, ServiceEvent, TurnMessage, Waiting,
 )
 from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
@@ -25,10 +25,11 @@ from services.store.models import (
     utcnow,
 )
 from services.store.moves import Move, MoveBatches, delay_ms
+from services.store.feed import CHANNEL, Notice
 from services.store.outbox import OUTBOX_CHANNEL
 from services.store.reads import GameReads
 from services.store.snapshots import stored
-from services.store.states import Known
+from services.store.states import Known, seating_of
 from services.store.timing import Moment, aware, clock
 from services.store.webhooks import write_hooks
 
@@ -58,7 +59,8 @@ def _table(model: type[Base]) -> Table:
 # the ORM's bulk path several times more), run on the unit of work's connection.
 _MOVE_ON = (
     update(_table(GameRow))
-    .where(GameRow.id == bindparam("game_id"), GameRow.version == bindparam("read_version"))
+    .where(GameRow.id == bindparam("game_id"), GameRow.version == bindparam("read_version"),
+           GameRow.seated == bindparam("read_seated"))
     .values(version=bindparam("new_version"), status=bindparam("new_status"),
             events=bindparam("new_events"), snapshot=bindparam("new_snapshot"),
             to_act=bindparam("new_to_act"), turn_deadline=bindparam("new_deadline"),
@@ -75,7 +77,7 @@ def _message_row(message: TurnMessage, at: Moment) -> dict[str, object]:
             "created_at": at, "trace": message.trace}
 
 
-E = TypeVar("E", bound="Event | PlayedFor")
+E = TypeVar("E", bound="Event | ServiceEvent")
 
 
 def _by_round(round_no: int, events: Sequence[E]) -> Iterator[tuple[int, E]]:
@@ -99,6 +101,7 @@ class SqlGameRepository:
         self.reads = reads
         self._moves = moves
         self._written: list[tuple[Game, int]] = []  # (game, feed mark before the write)
+        self._reseated: list[Game] = []
         self.wrote_messages = False  # to the outbox: its relay is to be woken on commit
 
     @property
@@ -106,7 +109,8 @@ class SqlGameRepository:
         return self._session()
 
     def add(self, game: Game, events: Sequence[Event],
-            message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
+            message: TurnMessage | None = None, hooks: Sequence[Hook] = (),
+            invite_hash: str | None = None) -> None:
         now, clock = utcnow(), self._clock()
         self.session.add(GameRow(
             id=game.id, status=game.status, preset=game.preset,
@@ -117,8 +121,9 @@ class SqlGameRepository:
             turn_due_at=_after(clock, delay_ms(message)),
             created_at=now, updated_at=now,
             owner=game.owner, ai_seconds_per_hour=game.ai_seconds_per_hour,
-            seats=[SeatRow(seat=s.seat, kind=s.kind, engine=s.engine, token_hash=s.token_hash)
-                   for s in game.seats]))
+            seated=game.seated, visibility=game.table.visibility,
+            takeover=game.table.takeover, invite_hash=invite_hash,
+            seats=[_seat_row(s) for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
         self._add_events(game, events)
         game.events = len(events)
@@ -153,12 +158,72 @@ class SqlGameRepository:
     def get(self, game_id: str, at_least: int = 0) -> Game | None:
         return self.reads.get(game_id, at_least)
 
+    def fresh(self, game_id: str) -> Game | None:
+        """The game with its seats as the database has them now (none held here)."""
+        return self.reads.fresh(game_id)
+
+    def reseat(self, game: Game, read_version: int, read_seated: int,
+               events: Sequence[ServiceEvent], message: TurnMessage | None = None,
+               hooks: Sequence[Hook] = ()) -> None:
+        """Store ``game``'s seats and status as they are now (one more seat change), with
+        ``events``, the next turn's ``message`` and ``hooks``, if and only if nobody
+        wrote since ``read_version`` and ``read_seated`` (else ``VersionConflict``); on
+        PostgreSQL, announced at commit like a move."""
+        connection, at, seen_at = self.session.connection(), self._clock(), self.reads.mark()
+        first_event, game.events = game.events, game.events + len(events)
+        game.seated = read_seated + 1
+        done = connection.execute(
+            update(_table(GameRow))
+            .where(GameRow.id == game.id, GameRow.version == read_version,
+                   GameRow.seated == read_seated)
+            .values(seated=game.seated, status=game.status, events=game.events,
+                    to_act=game.state.to_act, turn_deadline=_after(at, _deadline_ms(game)),
+                    turn_due_at=_after(at, delay_ms(message)), updated_at=at))
+        if done.rowcount != 1:
+            raise VersionConflict(f"game {game.id} changed since version {read_version}, "
+                                  f"seat change {read_seated}")
+        for seat in game.seats:  # (a handful: one statement each is simplest)
+            connection.execute(update(_table(SeatRow))
+                               .where(SeatRow.game_id == game.id, SeatRow.seat == seat.seat)
+                               .values(**_seat_values(seat)))
+        if events:
+            connection.execute(_ADD_EVENTS, [
+                {"game_id": game.id, "seq": first_event + offset, "version": game.version,
+                 "round": game.state.round_no, "payload": event.to_dict()}
+                for offset, event in enumerate(events, start=1)])
+        if message is not None:
+            self._add_message(message, at)
+        self._add_hooks(game.owner, hooks, at)
+        self._written.append((game, seen_at))
+        self._reseated.append(game)
+        if self._dialect == "postgresql":
+            notice = Notice(game.id, game.version, game.version, game.events, (), game.seated)
+            connection.execute(text(f"SELECT pg_notify('{CHANNEL}', :notice)"),
+                               {"notice": notice.payload()})
+
+    def set_invite(self, game_id: str, invite_hash: str | None) -> None:
+        self.session.execute(update(_table(GameRow)).where(GameRow.id == game_id)
+                             .values(invite_hash=invite_hash))
+
+    def by_invite(self, invite_hash: str) -> str | None:
+        return self.session.scalar(select(GameRow.id).where(GameRow.invite_hash == invite_hash))
+
+    def rematch_of(self, game_id: str) -> str | None:
+        return self.session.scalar(select(GameRow.rematch_id).where(GameRow.id == game_id))
+
+    def set_rematch(self, game_id: str, rematch_id: str) -> bool:
+        """Name the game's rematch, unless one is named already."""
+        done = self.session.connection().execute(update(_table(GameRow))
+                                    .where(GameRow.id == game_id, GameRow.rematch_id.is_(None))
+                                    .values(rematch_id=rematch_id))
+        return bool(done.rowcount == 1)
+
     def known(self, game_id: str, version: int) -> Game | None:
         """The game as this process last saw it, if at ``version`` (no database read)."""
         return self.reads.states.game(game_id, version)
 
     def save_actions(self, game: Game, read_version: int, entries: list[LogEntry],
-                     events: Sequence[Event | PlayedFor],
+                     events: Sequence[Event | ServiceEvent],
                      key: tuple[int, str, str] | None = None,
                      message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         """Append ``entries`` to the log and ``events`` to the game's events, store the
@@ -170,12 +235,12 @@ class SqlGameRepository:
         now = utcnow()
         seen_at = self.reads.mark()  # before the write: the feed vouches from here
         move = Move(
-            game.id, read_version, game.version, game.status, game.events,
+            game.id, read_version, game.seated, game.version, game.status, game.events,
             stored(game.state), game.state.to_act, _deadline_ms(game), now,
             [{"seq": read_version + offset, "round": entry.round_no, "seat": entry.seat,
               "action": str(entry.action)} for offset, entry in enumerate(entries, start=1)],
             [{"seq": first_event + offset, "round": round_no,
-              "payload": e.to_dict() if isinstance(e, PlayedFor) else event_to_dict(e)}
+              "payload": e.to_dict() if isinstance(e, SERVICE_EVENTS) else event_to_dict(e)}
              for offset, (round_no, e) in enumerate(
                  _by_round(entries[0].round_no if entries else 1, events), start=1)],
             key, message, game.owner, hooks)
@@ -193,7 +258,7 @@ class SqlGameRepository:
         connection = self.session.connection()
         done = connection.execute(_MOVE_ON, {
             "game_id": move.game_id, "read_version": move.read_version,
-            "new_version": move.version, "new_status": move.status,
+            "read_seated": move.seated, "new_version": move.version, "new_status": move.status,
             "new_events": move.events, "new_snapshot": move.snapshot,
             "new_to_act": move.to_act, "new_deadline": _after(move.now, move.deadline_ms),
             "new_due_at": _after(move.now, delay_ms(move.message)),
@@ -217,10 +282,13 @@ class SqlGameRepository:
     def remember_written(self) -> None:
         """After a commit: the states just written are the ones the next reads will ask
         for, so keep them decoded."""
+        for game in self._reseated:
+            self.reads.states.seat(game.id, seating_of(game))
         for game, seen_at in self._written:
             self.reads.states.remember(game.id,
                                        Known(game.version, game.events, game.state, seen_at))
         self._written.clear()
+        self._reseated.clear()
 
     def _add_events(self, game: Game, events: Sequence[Event]) -> None:
         if events:
@@ -309,14 +377,12 @@ class SqlGameRepository:
             created, game_id = before
             query = query.where(or_(GameRow.created_at < created,
                                     and_(GameRow.created_at == created, GameRow.id < game_id)))
-        return [GameSummary(r.id, r.status, r.preset, r.version, r.created_at,
-                            tuple(Seat(x.seat, x.kind, x.engine) for x in r.seats))
-                for r in self.session.scalars(query.limit(limit)).unique()]  # seats joined
+        return [summary_of(r) for r in self.session.scalars(query.limit(limit)).unique()]
 
     def active_count(self, owner: str | None) -> int:
         query = select(func.count()).select_from(GameRow).where(
             GameRow.owner.is_(None) if owner is None else GameRow.owner == owner,
-            GameRow.status == "active")
+            GameRow.status.in_(("active", "waiting")))
         return int(self.session.scalar(query) or 0)
 
     def add_ai_time(self, owner: str, hour: datetime, seconds: float) -> None:
@@ -337,6 +403,22 @@ class SqlGameRepository:
 
     def ids(self) -> list[str]:
         return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))
+
+
+def summary_of(row: GameRow) -> GameSummary:
+    """(Its seats joined: ``GameRow.seats`` loads with the row.)"""
+    return GameSummary(row.id, row.status, row.preset, row.version, row.created_at,
+                       tuple(Seat(x.seat, x.kind, x.engine, name=x.name) for x in row.seats))
+
+
+def _seat_row(seat: Seat) -> SeatRow:
+    return SeatRow(seat=seat.seat, **_seat_values(seat))
+
+
+def _seat_values(seat: Seat) -> dict[str, object]:
+    return {"kind": seat.kind, "engine": seat.engine, "token_hash": seat.token_hash,
+            "player": seat.player, "player_key": seat.player_key, "name": seat.name,
+            "host": seat.host}
 
 
 class SqlOutbox:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine.state import State
-from services.domain import Game, Seat, advanced
+from services.domain import Game, Seat, Table, advanced
 from services.store.feed import Notice
 from services.versioned import VersionedCache
 
@@ -23,7 +23,8 @@ class Known(NamedTuple):
 
 
 class Seating(NamedTuple):
-    """What a game is created with and keeps: its preset, seats, pace and owner."""
+    """What a game is created with and changes only with its seats (``seated``): its
+    preset, seats, pace, owner and table."""
 
     preset: str
     seats: tuple[Seat, ...]
@@ -31,6 +32,8 @@ class Seating(NamedTuple):
     turn_timeout_ms: int | None
     owner: str | None
     ai_seconds_per_hour: int | None
+    seated: int = 0
+    table: Table = Table()
 
 
 class GameStates:
@@ -53,7 +56,13 @@ class GameStates:
         return self._seatings.get(game_id)
 
     def seat(self, game_id: str, seating: Seating) -> None:
-        self._seatings.put(game_id, seating)
+        """Keep ``seating`` unless a newer one (more seat changes) is held."""
+        self._seatings.put_if(game_id, seating, lambda held, new: held.seated <= new.seated)
+
+    def unseat(self, game_id: str, seated: int | None = None) -> None:
+        """Forget the game's seating if older than ``seated`` (None: whatever it is): the
+        game's seats changed."""
+        self._seatings.pop_if(game_id, lambda held: seated is None or held.seated < seated)
 
     def remember(self, game_id: str, known: Known) -> None:
         """Keep ``known`` unless a newer state of the game is known already (or the same
@@ -91,6 +100,8 @@ class GameStates:
     def bring_up_to_date(self, notice: Notice, mark: int) -> None:
         """A move announced by the change feed (whichever process made it): a state held
         here at the version it starts from moves on with it, no database read needed."""
+        if notice.seated is not None:
+            self.unseat(notice.game_id, notice.seated)
         known = self.state(notice.game_id)
         if known is None or known.version != notice.after or notice.actions is None:
             return
@@ -107,10 +118,16 @@ def weight(known: Known) -> int:
 
 
 def _older(held: Known, new: Known) -> bool:
-    return (held.version, held.seen_at) < (new.version, new.seen_at)
+    """(At one version, more events are newer: a seat change added them.)"""
+    return (held.version, held.events, held.seen_at) < (new.version, new.events, new.seen_at)
+
+
+def seating_of(game: Game) -> Seating:
+    return Seating(game.preset, game.seats, game.pace_ms, game.turn_timeout_ms, game.owner,
+                   game.ai_seconds_per_hour, game.seated, game.table)
 
 
 def game_of(game_id: str, seating: Seating, known: Known) -> Game:
     return Game(game_id, seating.preset, seating.seats, known.state, known.version,
                 known.events, seating.pace_ms, seating.turn_timeout_ms, seating.owner,
-                seating.ai_seconds_per_hour)
+                seating.ai_seconds_per_hour, seating.seated, seating.table)

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from services.errors import Unavailable
 from services.store.moves import MoveBatches
+from services.store.players import SqlPlayers
 from services.store.reads import GameReads
 from services.store.repository import SqlGameRepository, SqlKeyRepository, SqlOutbox
 from services.store.transient import is_transient
@@ -25,6 +26,7 @@ class SqlUnitOfWork:
     keys: SqlKeyRepository
     outbox: SqlOutbox
     webhooks: SqlWebhooks
+    players: SqlPlayers
 
     def __init__(self, sessions: sessionmaker[Session], reads: GameReads,
                  moves: MoveBatches | None = None,
@@ -42,6 +44,7 @@ class SqlUnitOfWork:
         self.keys = SqlKeyRepository(lambda: self.session)
         self.outbox = SqlOutbox(lambda: self.session)
         self.webhooks = SqlWebhooks(lambda: self.session)
+        self.players = SqlPlayers(lambda: self.session)
         return self
 
     @property

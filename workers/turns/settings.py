@@ -21,6 +21,7 @@ class TurnSettings:
     sweep_every_s: float  # how often the sweeper runs (Celery beat)
     turn_expires_s: float  # a turn's message not started this long after it is due: dropped
     broker_poll_s: float  # the embedded broker's polling interval
+    take_over_after: int  # a human's time limits in a row before the AI takes over (0: never)
     retry_cap_s: float = 10.0  # (not a setting)
 
     @classmethod
@@ -39,6 +40,7 @@ class TurnSettings:
             sweep_every_s=number("PRESIDENT_SWEEP_EVERY_S"),
             turn_expires_s=number("PRESIDENT_TURN_EXPIRES_S"),
             broker_poll_s=number("PRESIDENT_BROKER_POLL_MS") / 1000,
+            take_over_after=int(number("PRESIDENT_TAKEOVER_AFTER_TIMEOUTS")),
         )
         return replace(read, **changes)
 

@@ -83,7 +83,7 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
     def turn_timeout(game_id: str, seat: int, version: int) -> str:
         rt = runtime()
         game = play_instead(Turn(game_id, seat, version), "turn_timeout", rt.uow(),
-                            rt.fallback)
+                            rt.fallback, settings.take_over_after)
         return "played" if game is not None else "no longer this turn"
 
     @app.task(name="president.sweep", shared=False)

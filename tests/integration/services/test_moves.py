@@ -32,7 +32,7 @@ from services.jsoncodec import loads
 def _move(game_id: str) -> Move:
     now = datetime.now(timezone.utc)
     played = [{"seq": 1, "round": 1, "seat": 0, "action": "3C"}]
-    return Move(game_id, 0, 1, "active", 1, {}, 0, None, now, played, [], None, None, None,
+    return Move(game_id, 0, 0, 1, "active", 1, {}, 0, None, now, played, [], None, None, None,
                 [])
 
 

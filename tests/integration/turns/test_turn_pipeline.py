@@ -60,6 +60,7 @@ ENV = {
     "PRESIDENT_SWEEP_EVERY_S": ("2.5", "sweep_every_s", 2.5),
     "PRESIDENT_TURN_EXPIRES_S": ("3", "turn_expires_s", 3.0),
     "PRESIDENT_BROKER_POLL_MS": ("80", "broker_poll_s", 0.08),
+    "PRESIDENT_TAKEOVER_AFTER_TIMEOUTS": ("5", "take_over_after", 5),
 }
 
 

@@ -170,7 +170,7 @@ def test_a_game_under_way_plays_the_fallback_once_its_owner_s_ai_time_is_used() 
     seat = turn().seat
     played = take_ai_turn(turn(), db.uow(), never, FALLBACK)  # type: ignore[arg-type]
     assert played is not None and played.version == 3  # the game goes on, at once
-    events, _ = events_after(game_id, None, 0, db.reads())
+    events, _ = events_after(game_id, None, 0, db.reads(), caller=Caller(key.key))
     assert [e.event for e in events if isinstance(e.event, PlayedFor)] == [
         PlayedFor(seat, "ai_quota", FALLBACK.name)]
     assert sum(db.ai_time.values()) == 3.0  # the fallback's moves cost the owner nothing
