@@ -53,6 +53,7 @@ class Seat:
     name: str | None = None  # its player's display name
     host: bool = False  # human at the creation: its token may start or cancel the game
     player_key: str | None = None  # the key that named ``player`` (its namespace)
+    connected: bool = False  # its human was heard from lately (``handlers.presence``)
 
     def accepts(self, token_hash: str) -> bool:
         """Constant-time comparison of a presented token's hash with the stored one."""
@@ -230,7 +231,8 @@ class PlayedFor:
 
 
 TableEventType = Literal["seat_joined", "game_started", "game_cancelled", "seat_left",
-                         "seat_taken_over", "rematch_created"]
+                         "seat_taken_over", "rematch_created", "seat_connected",
+                         "seat_disconnected"]
 
 
 @dataclass(frozen=True)
@@ -239,7 +241,8 @@ class TableEvent:
     joined (``seat``, ``name``); the game started (``filled``: open seats the AI took,
     ``engine``); it was cancelled; a seat left; an AI took a seat over (``engine``,
     ``reason``: ``left`` or ``timeouts``); the series' rematch was created
-    (``rematch``: its game id). Public: it holds no card and no player id."""
+    (``rematch``: its game id); a seat's human came or went (``seat_connected``,
+    ``seat_disconnected``). Public: it holds no card and no player id."""
 
     type: TableEventType
     seat: int | None = None
@@ -252,7 +255,8 @@ class TableEvent:
     FIELDS = {"seat_joined": ("seat", "name"), "game_started": ("filled", "engine"),
               "game_cancelled": (), "seat_left": ("seat",),
               "seat_taken_over": ("seat", "engine", "reason"),
-              "rematch_created": ("rematch",)}
+              "rematch_created": ("rematch",), "seat_connected": ("seat",),
+              "seat_disconnected": ("seat",)}
 
     def to_dict(self) -> dict[str, object]:
         fields = {name: getattr(self, name) for name in self.FIELDS[self.type]}

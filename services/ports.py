@@ -80,6 +80,12 @@ class GameRepository(Protocol):
         ``events``, the next turn's ``message`` and ``hooks``, if and only if nobody
         wrote since ``read_version`` and ``read_seated`` (else ``VersionConflict``)."""
 
+    def touch(self, game_id: str, seat: int) -> None:
+        """The seat's human was heard from now (by the database's clock)."""
+
+    def gone_quiet(self, after_s: float, limit: int = 500) -> list[tuple[str, int]]:
+        """(game id, seat) of connected seats not heard from for ``after_s``."""
+
     def set_invite(self, game_id: str, invite_hash: str | None) -> None: ...
 
     def by_invite(self, invite_hash: str) -> str | None:

@@ -67,6 +67,7 @@ class FakeDatabase:
         self.messages: dict[int, _Message] = {}
         self.attempts: list[AttemptRecord] = []
         self.players: dict[tuple[str, str], str | None] = {}  # (key, player): name
+        self.seen: dict[tuple[str, int], datetime] = {}  # (game, seat): heard from then
         self.outbox_written: Callable[[], Any] = lambda: None  # after a commit that wrote to it
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.commits = 0
@@ -115,6 +116,16 @@ class FakeRepository:
         self.pending.append(write)
         self._send(message, now)
         self._hook(game.owner, hooks, now)
+
+    def touch(self, game_id: str, seat: int) -> None:
+        now = self._db.now()
+        self.pending.append(lambda: self._db.seen.__setitem__((game_id, seat), now))
+
+    def gone_quiet(self, after_s: float, limit: int = 500) -> list[tuple[str, int]]:
+        cutoff = self._db.now() - timedelta(seconds=after_s)
+        return [(game_id, s.seat) for game_id, stored in self._db.games.items()
+                for s in stored.game.seats
+                if s.connected and self._db.seen.get((game_id, s.seat), cutoff) < cutoff][:limit]
 
     def set_invite(self, game_id: str, invite_hash: str | None) -> None:
         self.pending.append(lambda: setattr(self._db.games[game_id], "invite", invite_hash))

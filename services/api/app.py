@@ -20,6 +20,7 @@ from services.api.problems import HTTP_CODES, from_error, problem
 from services.api.render import rendered_cache
 from services.api.routes import v1
 from services.api.tables import tables
+from services.handlers.presence import Presence
 from services.api.webhooks import hooks
 from services import jsoncodec
 from services.api.schemas import StatusOut
@@ -58,6 +59,7 @@ def create_app(container: Container, rendered_bytes: int | None = None) -> APIFl
                                          "(president keys create)"}})
     app.extensions["president"] = container
     app.extensions["president.rendered"] = rendered_cache(rendered_bytes)
+    app.extensions["president.presence"] = Presence(container.uow)
     keys = app.extensions["president.keys"] = Keys(
         container.uow, defaulted("PRESIDENT_AUTH"),
         Quota(int(defaulted("PRESIDENT_QUOTA_GAMES_KEY")),

@@ -98,7 +98,8 @@ def game_json(game: GameView) -> dict[str, Any]:
 
 def seat_json(seat: Seat) -> dict[str, Any]:
     """A seat as anybody may see it: no token, no player id."""
-    return {"seat": seat.seat, "kind": seat.kind, "engine": seat.engine, "name": seat.name}
+    return {"seat": seat.seat, "kind": seat.kind, "engine": seat.engine, "name": seat.name,
+            "connected": seat.connected}
 
 
 def rounds_json(view: View) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ from services.errors import BadEventNumber, BadIdempotencyKey, BadToken
 from services.handlers.events import events_after, round_events, series_over, wait_for_events
 from services.handlers.games import create_game, list_games, read_game
 from services.handlers.moves import act
+from services.handlers.presence import Presence
 
 HEARTBEAT_S = 15.0
 KEY_LENGTH = 128  # an Idempotency-Key's characters at most
@@ -63,6 +64,24 @@ def _caller(token: str | None) -> Caller:
     enough for that seat's own calls."""
     keys: Keys = current_app.extensions["president.keys"]
     return keys.caller(token_call=token is not None)
+
+
+def _heard(game_id: str, token: str | None, caller: Caller) -> None:
+    """A seat token's request: its human is connected (``handlers.presence``)."""
+    _hearing()(game_id, token, caller)
+
+
+def _hearing() -> Callable[[str, str | None, Caller], None]:
+    """``_heard`` for a stream's generator, which runs outside the request's context."""
+    presence: Presence = current_app.extensions["president.presence"]
+    reads = _services().reads
+
+    def heard(game_id: str, token: str | None, caller: Caller) -> None:
+        if token is not None:
+            presence.heard(game_id, token, lambda: read_game(ReadGame(game_id, token), reads,
+                                                             caller=caller))
+
+    return heard
 
 
 def _event_number(text: str | None, name: str) -> int:
@@ -117,10 +136,10 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
         summary="A game: the seat's view with its token, the spectator's view without",
         security=BEARER, responses=problems(400, 401, 404))
 def get_game(game_id: str) -> Response:
-    token = _token(required=False)
-    return game_response(read_game(ReadGame(game_id, token), _services().reads,
-                                   caller=_caller(token)), _rendered(),
-                         request.headers.get("If-None-Match"))
+    token, caller = _token(required=False), _caller(_token(required=False))
+    _heard(game_id, token, caller)  # first: the view says it is connected
+    view = read_game(ReadGame(game_id, token), _services().reads, caller=caller)
+    return game_response(view, _rendered(), request.headers.get("If-None-Match"))
 
 
 @v1.post("/games/<string:game_id>/actions")
@@ -133,10 +152,11 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
     services = _services()
     token = _token(required=True)
     assert token is not None
-    _caller(token)  # a key sent along must be a live one
+    caller = _caller(token)  # a key sent along must be a live one
     key = request.headers.get("Idempotency-Key") or None
     if key is not None and len(key) > KEY_LENGTH:
         raise BadIdempotencyKey(f"an Idempotency-Key has at most {KEY_LENGTH} characters")
+    _heard(game_id, token, caller)
     return game_response(act(Act(game_id, token, json_data.action, json_data.version, key),
                              services.uow()), _rendered())
 
@@ -150,6 +170,7 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
 def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
     token = _token(required=False)
     caller = _caller(token)
+    _heard(game_id, token, caller)
     if not query_data.wait:
         events, last = events_after(game_id, token, query_data.after, _services().reads,
                                     caller=caller)
@@ -176,6 +197,7 @@ def stream_events(game_id: str) -> Response:
              else _event_number(request.args.get("after"), "after"))
     reads, caller = _services().reads, _caller(token)
     events_after(game_id, token, after, reads, limit=1, caller=caller)  # 404 / 401 up front
+    heard = _hearing()
     lifetime_s = float(defaulted("PRESIDENT_STREAM_MAX_S"))
 
     def stream() -> Iterator[str]:
@@ -183,6 +205,7 @@ def stream_events(game_id: str) -> Response:
         # Until its lifetime is out, or the process stops: then the client resumes with
         # Last-Event-ID (an EventSource does by itself), elsewhere.
         while time.monotonic() < ends and not draining.stopping.is_set():
+            heard(game_id, token, caller)  # an open stream: its seat is connected
             events, last = wait_for_events(
                 game_id, token, seen,
                 min(HEARTBEAT_S - (time.monotonic() - quiet_since), ends - time.monotonic()),

@@ -141,6 +141,8 @@ class SeatOut(BaseModel):
     kind: Literal["human", "ai", "open"]
     engine: str | None
     name: str | None = Field(description="its player's display name")
+    connected: bool = Field(description="a human seat heard from in the last 30 s (a "
+                            "request with its token, an open stream or long poll)")
 
 
 Status = Literal["waiting", "active", "over", "cancelled"]

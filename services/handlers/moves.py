@@ -58,10 +58,10 @@ def _played_after_reading(uow: UnitOfWork, cmd: Act,
 
 def _played_as_known(uow: UnitOfWork, cmd: Act, action: Action) -> tuple[Game, int] | None:
     """Play on this process's own state of the game at the client's version, without
-    reading the game first: the write is conditional on that version anyway, so if the
-    game moved on meanwhile it fails as stale, as it would after a read. Anything else
-    (an unknown state, a bad token, an action the engine refuses, an Idempotency-Key)
-    is left to the ordinary path, which reads the game and says what is wrong."""
+    reading the game first: the write is conditional on that version (and the seats held
+    here) anyway. Anything else (an unknown state, a bad token, an action the engine
+    refuses, an Idempotency-Key, a write that finds the game changed) is left to the
+    ordinary path, which reads the game and says what is wrong."""
     if cmd.idempotency_key is not None:
         return None
     game = uow.games.known(cmd.game_id, cmd.version)
@@ -70,7 +70,7 @@ def _played_as_known(uow: UnitOfWork, cmd: Act, action: Action) -> tuple[Game, i
         return None
     try:
         apply_and_save(uow, game, action, seat.seat, trace=tracing.traceparent())
-    except PresidentError:
+    except (PresidentError, StaleVersion):  # (stale: perhaps only its seats, held here)
         return None
     return game, seat.seat
 

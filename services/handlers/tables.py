@@ -76,7 +76,7 @@ def join(cmd: Join, uow: UnitOfWork, caller: Caller) -> Seated:
             uow.commit()
         return Seated(GameView.of(game, seat.seat), seat.seat, token)
 
-    return _retried(change)
+    return retried(change)
 
 
 def _seat_for(game: Game, player: Player | None) -> Seat:
@@ -111,7 +111,7 @@ def start(cmd: Start, uow: UnitOfWork, caller: Caller, engines: tuple[str, ...])
             uow.commit()
         return GameView.of(game, None)
 
-    return _retried(change)
+    return retried(change)
 
 
 def cancel(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller) -> GameView:
@@ -126,7 +126,7 @@ def cancel(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller) -> 
             uow.commit()
         return GameView.of(game, None)
 
-    return _retried(change)
+    return retried(change)
 
 
 def new_invite(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller) -> str:
@@ -158,7 +158,7 @@ def leave(game_id: str, token: str, uow: UnitOfWork) -> GameView:
             uow.commit()
         return GameView.of(game, None)
 
-    return _retried(change)
+    return retried(change)
 
 
 def take_over(uow: UnitOfWork, game: Game, seat: int, reason: str) -> None:
@@ -166,7 +166,8 @@ def take_over(uow: UnitOfWork, game: Game, seat: int, reason: str) -> None:
     its human's token opens nothing any more."""
     engine = game.table.takeover
     human = game.seats[seat]
-    ai = replace(human, kind="ai", engine=engine, token_hash=None, host=False)
+    ai = replace(human, kind="ai", engine=engine, token_hash=None, host=False,
+                 connected=False)
     events: list[ServiceEvent] = [TableEvent("seat_left", seat)] if reason == "left" else []
     events.append(TableEvent("seat_taken_over", seat, engine=engine, reason=reason))
     _write(uow, game, _with_seat(game, ai), events)
@@ -208,7 +209,7 @@ def rematch(game_id: str, token: str, uow: UnitOfWork) -> Seated:
             uow.commit()
         return Seated(GameView.of(new, seat), seat, given)
 
-    return _retried(change)
+    return retried(change)
 
 
 def _next_series(old: Game) -> tuple[Game, list[Event]]:
@@ -268,7 +269,7 @@ def _host(game: Game, token: str | None, caller: Caller) -> None:
     raise NotHost("only the key that made this game, or a seat it made human, may do this")
 
 
-def _retried(change: Callable[[], T]) -> T:
+def retried(change: Callable[[], T]) -> T:
     """``change`` again, on the game read again, while another writer beat it to it."""
     for attempt in range(ATTEMPTS):
         try:

@@ -163,11 +163,24 @@ def _waiting_on(uow: UnitOfWork, turn: Turn, kind: str) -> Game | None:
     return game if game.seats[turn.seat].kind == kind else None
 
 
+SEAT_CHANGES_AT_MOST = 5  # a turn played again after its game's seats changed
+
+
 def _play(uow: UnitOfWork, game: Game, seat: int, action: Action,
           note: PlayedFor | None = None) -> Game | None:
-    try:
-        with uow:
-            apply_and_save(uow, game, action, seat, note=note)
-    except StaleVersion:  # someone else played this turn meanwhile: theirs stands
-        return None
-    return game
+    """Play, unless someone else played this turn meanwhile (theirs stands); if only the
+    game's seats changed (a seat came, went, was taken over), on the game read again."""
+    for _ in range(SEAT_CHANGES_AT_MOST):
+        version, kind = game.version, game.seats[seat].kind
+        try:
+            with uow:
+                apply_and_save(uow, game, action, seat, note=note)
+            return game
+        except StaleVersion:
+            with uow:
+                fresh = uow.games.fresh(game.id)
+            if (fresh is None or fresh.version != version or fresh.seat_to_act is None
+                    or fresh.seat_to_act.seat != seat or fresh.seats[seat].kind != kind):
+                return None
+            game = fresh
+    return None

@@ -77,7 +77,9 @@ class SeatRow(Base):
     __tablename__ = "seats"
     __table_args__ = (Index("ix_seats_player", "player_key", "player",
                             postgresql_where=text("player IS NOT NULL"),
-                            sqlite_where=text("player IS NOT NULL")),)
+                            sqlite_where=text("player IS NOT NULL")),
+                      Index("ix_seats_connected", "seen_at", postgresql_where=text("connected"),
+                            sqlite_where=text("connected")))
 
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"),
                                          primary_key=True)
@@ -90,6 +92,9 @@ class SeatRow(Base):
     player: Mapped[str | None] = mapped_column(String(64))  # the client's id of its player
     name: Mapped[str | None] = mapped_column(String(64))
     host: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Heard from lately (a request, an open stream): written at most every few seconds.
+    connected: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    seen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class PlayerRow(Base):

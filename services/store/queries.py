@@ -47,7 +47,7 @@ GAME_AND_SEATS = Query(
            GameRow.turn_timeout_ms, GameRow.owner, GameRow.ai_seconds_per_hour,
            GameRow.seated, GameRow.status, GameRow.visibility, GameRow.takeover, SeatRow.seat,
            SeatRow.kind, SeatRow.engine, SeatRow.token_hash, SeatRow.player, SeatRow.name,
-           SeatRow.host, SeatRow.player_key)
+           SeatRow.host, SeatRow.player_key, SeatRow.connected)
     .join(SeatRow, SeatRow.game_id == GameRow.id)
     .where(GameRow.id == bindparam("game_id")).order_by(SeatRow.seat))
 ACTIONS_BETWEEN = Query(

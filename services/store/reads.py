@@ -97,9 +97,9 @@ def seating_of(rows: list[Any]) -> Seating:
     (preset, _, _, pace_ms, turn_timeout_ms, owner, ai_seconds, seated, status, visibility,
      takeover) = rows[0][:11]
     return Seating(preset, tuple(Seat(seat, kind, engine, token_hash, player, name, bool(host),
-                                      player_key)
+                                      player_key, bool(connected))
                                  for *_, seat, kind, engine, token_hash, player, name, host,
-                                 player_key in rows),
+                                 player_key, connected in rows),
                    pace_ms, turn_timeout_ms, owner, ai_seconds, seated,
                    table_of(status, visibility, takeover, owner))
 

@@ -201,6 +201,19 @@ class SqlGameRepository:
             connection.execute(text(f"SELECT pg_notify('{CHANNEL}', :notice)"),
                                {"notice": notice.payload()})
 
+    def touch(self, game_id: str, seat: int) -> None:
+        self.session.connection().execute(
+            update(_table(SeatRow)).where(SeatRow.game_id == game_id, SeatRow.seat == seat)
+            .values(seen_at=self._clock()))
+
+    def gone_quiet(self, after_s: float, limit: int = 500) -> list[tuple[str, int]]:
+        """(game, seat) of the seats connected but not heard from for ``after_s``, by the
+        database's clock (index ix_seats_connected)."""
+        cutoff = self._clock() - timedelta(seconds=after_s)
+        return [(game_id, seat) for game_id, seat in self.session.execute(
+            select(SeatRow.game_id, SeatRow.seat)
+            .where(SeatRow.connected, SeatRow.seen_at < cutoff).limit(limit))]
+
     def set_invite(self, game_id: str, invite_hash: str | None) -> None:
         self.session.execute(update(_table(GameRow)).where(GameRow.id == game_id)
                              .values(invite_hash=invite_hash))
@@ -418,7 +431,7 @@ def _seat_row(seat: Seat) -> SeatRow:
 def _seat_values(seat: Seat) -> dict[str, object]:
     return {"kind": seat.kind, "engine": seat.engine, "token_hash": seat.token_hash,
             "player": seat.player, "player_key": seat.player_key, "name": seat.name,
-            "host": seat.host}
+            "host": seat.host, "connected": seat.connected}
 
 
 class SqlOutbox:

@@ -96,6 +96,9 @@ def _beat_schedule(settings: TurnSettings) -> dict[str, dict[str, object]]:
                   "options": {"queue": MAINTENANCE_QUEUE, "expires": settings.sweep_every_s}},
         "prune-webhooks": {"task": "president.prune_webhooks", "schedule": 3600.0,
                            "options": {"queue": MAINTENANCE_QUEUE, "expires": 3600}},
+        # seats not heard from lately are disconnected (handlers.presence)
+        "expire-presence": {"task": "president.expire_presence", "schedule": 5.0,
+                            "options": {"queue": MAINTENANCE_QUEUE, "expires": 5}},
     }
     if embedded.is_embedded(settings.broker_url):
         schedule["broker-cleanup"] = {"task": "president.broker_cleanup", "schedule": 60.0,

@@ -15,6 +15,7 @@ from sqlalchemy.exc import OperationalError
 
 from services.commands import Turn
 from services.errors import Unavailable
+from services.handlers.presence import expire
 from services.handlers.turns import play_instead, postpone, sweep, take_ai_turn
 from services.handlers.webhooks import deliver, prune
 from workers.rpc.client import AiError, UnknownEngine
@@ -107,6 +108,10 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
         rt = runtime()
         assert rt.webhooks is not None
         return prune(rt.uow(), rt.webhooks.policy)
+
+    @app.task(name="president.expire_presence", shared=False)
+    def expire_presence() -> int:
+        return expire(runtime().uow)
 
     @app.task(name="president.broker_cleanup", shared=False)
     def broker_cleanup() -> int:

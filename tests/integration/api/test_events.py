@@ -67,8 +67,8 @@ def test_exchange_cards_are_shown_only_to_giver_and_receiver(client: FlaskClient
 def test_long_poll_returns_when_an_event_comes(client: FlaskClient) -> None:
     created = new_game(client, seats=AIS, seed=12)
     game_id, token = created["game"]["game_id"], created["tokens"]["0"]
+    mine = seat_view(client, game_id, token)  # (its seat is connected from then on)
     last = events(client, game_id)["last"]
-    mine = seat_view(client, game_id, token)
     app = client.application
 
     def act_soon() -> None:

@@ -5,16 +5,20 @@ a player's games, private games, and every refusal changing nothing."""
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterator
+import time
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Iterator
 
 import pytest
 from flask.testing import FlaskClient
-from sqlalchemy import Engine
+from sqlalchemy import Engine, update
 
 from apps import inline_app
 from services.commands import CreateKey
 from services.handlers.keys import create_key
+from services.handlers.presence import expire
 from services.store import Store
+from services.store.models import SeatRow
 from test_http import assert_problem, bearer, first_play
 
 OPEN4 = [{"kind": "open"}] * 4
@@ -214,7 +218,7 @@ def test_a_seat_that_leaves_mid_round_is_played_by_the_ai_to_the_end(
     left = client.post(f"/v1/games/{game_id}/leave", headers=bearer(goes))
     assert left.status_code == 200, left.get_json()
     assert left.get_json()["seats"][1] == {"seat": 1, "kind": "ai", "engine": "easy",
-                                           "name": None}
+                                           "name": None, "connected": False}
     events = client.get(f"/v1/games/{game_id}/events").get_json()["events"]
     table = [(e["type"], e.get("seat"), e.get("reason")) for e in events
              if e["type"] in ("seat_left", "seat_taken_over")]
@@ -337,3 +341,35 @@ def test_a_player_named_twice_or_on_an_ai_seat_is_refused(client: FlaskClient,
                                json={"preset": "classic", "seats": seats})
         assert_problem(response, 400, "invalid_seat")
     assert client.get("/v1/games", headers=owner).get_json()["games"] == []
+
+
+def test_a_seat_connected_on_one_api_process_is_seen_on_another_until_it_goes_quiet(
+        db: Engine) -> None:
+    one, two = inline_app(db).test_client(), inline_app(db).test_client()
+    created = create(one, [{"kind": "human"}, {"kind": "human"},
+                           {"kind": "ai", "engine": "easy"}])
+    game_id, token = created["game"]["game_id"], created["tokens"]["1"]
+
+    def connected() -> list[bool]:
+        return [s["connected"] for s in game(two, game_id)["seats"]]
+
+    assert connected() == [False, False, False]  # (held in the second process now)
+    assert game(one, game_id, bearer(token))["seats"][1]["connected"]
+    assert _soon(lambda: connected() == [False, True, False])
+    with db.begin() as connection:  # its last request, a minute ago
+        connection.execute(update(SeatRow).values(
+            seen_at=datetime.now(timezone.utc) - timedelta(minutes=1)))
+    assert expire(Store(db).uow) == 1
+    assert _soon(lambda: connected() == [False, False, False])
+    assert [t for t in event_types(two, game_id) if "connected" in t] == [
+        "seat_connected", "seat_disconnected"]
+
+
+def _soon(check: Callable[[], bool], within_s: float = 5.0) -> bool:
+    """(Another process hears of a change by the change feed, a moment later.)"""
+    ends = time.monotonic() + within_s
+    while not check():
+        if time.monotonic() > ends:
+            return False
+        time.sleep(0.02)
+    return True

@@ -11,7 +11,7 @@ import pytest
 from bootstrap import FALLBACK, decide_here
 from engine import observe
 from fakes import FakeDatabase, Recorder, play_inline, relay_all
-from services.commands import Act, CreateGame, Join, SeatSpec, Start, Turn
+from services.commands import Act, CreateGame, Join, ReadGame, SeatSpec, Start, Turn
 from services.domain import (
     ANONYMOUS, INVITE_ALPHABET, ApiKey, Caller, PlayedFor, TableEvent, invite_hash,
     new_invite_code, service_event,
@@ -20,13 +20,14 @@ from services.errors import (
     GameFull, InviteNotFound, NotHost, NotWaiting, SeriesNotOver,
 )
 from services.handlers.events import events_after
-from services.handlers.games import create_game
+from services.handlers.games import create_game, read_game
+from services.handlers.presence import TOUCH_EVERY_S, WINDOW_S, Presence, expire
 from services.handlers.moves import act
-from services.handlers.tables import _retried, join, leave, rematch, start
+from services.handlers.tables import retried, join, leave, rematch, start
 from services.handlers.turns import play_instead, timed_out_in_a_row
 from services.inline import InlineScheduler
 from services.ports import VersionConflict
-from services.views import CreatedGame
+from services.views import CreatedGame, GameView
 from workers.ai import LEVELS
 
 KEY = Caller(ApiKey("k1", "app", frozenset({"games:create-human", "games:create-ai",
@@ -126,7 +127,7 @@ def test_a_conflicting_write_is_tried_again_then_given_up() -> None:
             raise VersionConflict("someone else wrote")
         return len(tries)
 
-    assert _retried(change) == 3
+    assert retried(change) == 3
 
 
 def test_only_the_host_starts_and_a_started_game_plays_its_ai_fill() -> None:
@@ -209,3 +210,37 @@ def test_a_rematch_keeps_ai_seats_and_waits_for_its_humans() -> None:
     assert again.game.game_id == first.game.game_id and again.token != second.token
     assert _table_events(db, game_id) == [TableEvent("rematch_created",
                                                      rematch=first.game.game_id)]
+
+
+def test_a_seat_heard_from_is_connected_until_it_goes_quiet() -> None:
+    now = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
+    ticks = [0.0]
+    db = FakeDatabase(now=lambda: now[0])
+    created = _create(db, SeatSpec("human"), SeatSpec("human"), SeatSpec("ai", "easy"))
+    game_id, token = created.game.game_id, created.tokens[1]
+    presence = Presence(db.uow, clock=lambda: ticks[0])
+    reads: list[int] = []
+
+    def seen() -> GameView:
+        reads.append(1)
+        return read_game(ReadGame(game_id, token), db.reads())
+
+    presence.heard(game_id, token, seen)
+    assert db.games[game_id].game.seats[1].connected
+    assert not db.games[game_id].game.seats[0].connected
+    for _ in range(50):  # a busy seat writes once per TOUCH_EVERY_S
+        ticks[0] += 0.1
+        presence.heard(game_id, token, seen)
+    assert len(reads) == 1
+    ticks[0] += TOUCH_EVERY_S
+    presence.heard(game_id, token, seen)
+    assert len(reads) == 2 and db.seen[(game_id, 1)] == now[0]
+    now[0] += timedelta(seconds=WINDOW_S - 1)
+    assert expire(db.uow) == 0
+    now[0] += timedelta(seconds=2)
+    assert expire(db.uow) == 1 and not db.games[game_id].game.seats[1].connected
+    ticks[0] += WINDOW_S
+    presence.heard(game_id, token, seen)  # back
+    assert db.games[game_id].game.seats[1].connected
+    assert [e.type for e in _table_events(db, game_id)] == [
+        "seat_connected", "seat_disconnected", "seat_connected"]
