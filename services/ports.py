@@ -74,11 +74,13 @@ class GameRepository(Protocol):
         """The game with its seats as stored now (none held in memory)."""
 
     def reseat(self, game: Game, read_version: int, read_seated: int,
-               events: Sequence[ServiceEvent], message: TurnMessage | None = None,
-               hooks: Sequence[Hook] = ()) -> None:
+               events: Sequence[ServiceEvent], turn: bool = False,
+               message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         """Store ``game``'s seats, status and table (one more seat change) with
-        ``events``, the next turn's ``message`` and ``hooks``, if and only if nobody
-        wrote since ``read_version`` and ``read_seated`` (else ``VersionConflict``)."""
+        ``events`` and ``hooks``, if and only if nobody wrote since ``read_version`` and
+        ``read_seated`` (else ``VersionConflict``). ``turn``: the turn starts again (the
+        game started, or the seat to act changed hands), with ``message`` (written to
+        the outbox) and a new time limit; else the turn's limit and message stand."""
 
     def touch(self, game_id: str, seat: int) -> None:
         """The seat's human was heard from now (by the database's clock)."""

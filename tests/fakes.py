@@ -100,8 +100,8 @@ class FakeRepository:
         return self.get(game_id)
 
     def reseat(self, game: Game, read_version: int, read_seated: int,
-               events: Sequence[ServiceEvent], message: TurnMessage | None = None,
-               hooks: Sequence[Hook] = ()) -> None:
+               events: Sequence[ServiceEvent], turn: bool = False,
+               message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         stored = self._db.games[game.id]
         if (stored.game.version, stored.game.seated) != (read_version, read_seated):
             raise VersionConflict(f"game {game.id} changed since version {read_version}")
@@ -110,11 +110,12 @@ class FakeRepository:
 
         def write() -> None:
             stored.game, stored.updated_at = written, now
-            stored.deadline, stored.due_at = _deadline(written, now), _due(message, now)
+            if turn:
+                stored.deadline, stored.due_at = _deadline(written, now), _due(message, now)
             stored.events += [(first + n, written.version, e) for n, e in enumerate(events, 1)]
 
         self.pending.append(write)
-        self._send(message, now)
+        self._send(message if turn else None, now)
         self._hook(game.owner, hooks, now)
 
     def touch(self, game_id: str, seat: int) -> None:

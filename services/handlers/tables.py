@@ -236,16 +236,22 @@ def _write(uow: UnitOfWork, game: Game, seats: tuple[Seat, ...],
            events: list[ServiceEvent], fill: tuple[tuple[int, ...], str] | None = None
            ) -> None:
     """Write ``game`` with ``seats``: a waiting game with no open seat left starts
-    (``fill``: the seats an AI level took to start it), with its first turn's message."""
+    (``fill``: the seats an AI level took to start it), with its first turn's message;
+    a seat to act taken over gets the AI's."""
     read_version, read_seated = game.version, game.seated
+    acting = game.seat_to_act
     game.seats = seats
     if game.status == "waiting" and not any(s.kind == "open" for s in seats):
         game.table = replace(game.table, phase="playing")
         filled, engine = fill or ((), None)
         events = [*events, TableEvent("game_started", filled=filled, engine=engine)]
-    message = turn_message(game, tracing.traceparent())
-    uow.games.reseat(game, read_version, read_seated, events, message,
-                     hooks_of(game, events, game.events))
+    # The turn starts again if the game just started or its seat to act changed hands;
+    # else its time limit and its message (an AI's, on its way) stand.
+    now = game.seat_to_act
+    turn = now is not None and (acting is None or acting.kind != now.kind)
+    uow.games.reseat(game, read_version, read_seated, events, turn,
+                     turn_message(game, tracing.traceparent()) if turn else None,
+                     hooks_of(game, events, game.events, turn))
 
 
 def _with_seat(game: Game, seat: Seat) -> tuple[Seat, ...]:

@@ -36,11 +36,13 @@ URL_LENGTH = 2048
 SCOPE = "webhooks"
 
 
-def hooks_of(game: Game, events: Sequence[Event | ServiceEvent], after: int) -> list[Hook]:
+def hooks_of(game: Game, events: Sequence[Event | ServiceEvent], after: int,
+             turn: bool = True) -> list[Hook]:
     """What a move (or a game's creation) that led to ``events`` tells webhooks: the
     service playing for a seat out of time, a round's or the series' end (as a spectator
     sees them), and the human seat to act next, with its time limit. ``events`` are
-    numbered from ``after + 1``. Only a key's games tell anything: nobody else has
+    numbered from ``after + 1``; ``turn``: a turn starts (not a seat change that leaves
+    the turn as it was). Only a key's games tell anything: nobody else has
     endpoints (and the others' moves then write nothing more)."""
     if game.owner is None or game.owner.startswith(ORIGIN):
         return []
@@ -56,7 +58,7 @@ def hooks_of(game: Game, events: Sequence[Event | ServiceEvent], after: int) -> 
             hooks.append(Hook("round.ended" if isinstance(event, RoundEnded) else "series.ended",
                               {**about, **_fields(event_to_dict(redact(event, None)))}))
     seat = game.seat_to_act
-    if seat is not None and seat.kind == "human":
+    if turn and seat is not None and seat.kind == "human":
         hooks.append(Hook("seat.turn", {"game_id": game.id, "version": game.version,
                                         "seat": seat.seat,
                                         "time_limit_ms": game.turn_timeout_ms}))

@@ -163,22 +163,25 @@ class SqlGameRepository:
         return self.reads.fresh(game_id)
 
     def reseat(self, game: Game, read_version: int, read_seated: int,
-               events: Sequence[ServiceEvent], message: TurnMessage | None = None,
-               hooks: Sequence[Hook] = ()) -> None:
+               events: Sequence[ServiceEvent], turn: bool = False,
+               message: TurnMessage | None = None, hooks: Sequence[Hook] = ()) -> None:
         """Store ``game``'s seats and status as they are now (one more seat change), with
-        ``events``, the next turn's ``message`` and ``hooks``, if and only if nobody
-        wrote since ``read_version`` and ``read_seated`` (else ``VersionConflict``); on
-        PostgreSQL, announced at commit like a move."""
+        ``events`` and ``hooks``, if and only if nobody wrote since ``read_version`` and
+        ``read_seated`` (else ``VersionConflict``); on PostgreSQL, announced at commit
+        like a move. ``turn``: the turn starts again (the game started, or the seat to
+        act changed hands), with ``message``; else its time limit and message stand."""
         connection, at, seen_at = self.session.connection(), self._clock(), self.reads.mark()
         first_event, game.events = game.events, game.events + len(events)
         game.seated = read_seated + 1
+        timing = {} if not turn else {
+            "to_act": game.state.to_act, "turn_deadline": _after(at, _deadline_ms(game)),
+            "turn_due_at": _after(at, delay_ms(message))}
         done = connection.execute(
             update(_table(GameRow))
             .where(GameRow.id == game.id, GameRow.version == read_version,
                    GameRow.seated == read_seated)
             .values(seated=game.seated, status=game.status, events=game.events,
-                    to_act=game.state.to_act, turn_deadline=_after(at, _deadline_ms(game)),
-                    turn_due_at=_after(at, delay_ms(message)), updated_at=at))
+                    updated_at=at, **timing))
         if done.rowcount != 1:
             raise VersionConflict(f"game {game.id} changed since version {read_version}, "
                                   f"seat change {read_seated}")
@@ -191,7 +194,7 @@ class SqlGameRepository:
                 {"game_id": game.id, "seq": first_event + offset, "version": game.version,
                  "round": game.state.round_no, "payload": event.to_dict()}
                 for offset, event in enumerate(events, start=1)])
-        if message is not None:
+        if turn and message is not None:
             self._add_message(message, at)
         self._add_hooks(game.owner, hooks, at)
         self._written.append((game, seen_at))

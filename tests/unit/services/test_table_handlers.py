@@ -25,6 +25,7 @@ from services.handlers.presence import TOUCH_EVERY_S, WINDOW_S, Presence, expire
 from services.handlers.moves import act
 from services.handlers.tables import retried, join, leave, rematch, start
 from services.handlers.turns import play_instead, timed_out_in_a_row
+from services.handlers.webhooks import hooks_of
 from services.inline import InlineScheduler
 from services.ports import VersionConflict
 from services.views import CreatedGame, GameView
@@ -244,3 +245,41 @@ def test_a_seat_heard_from_is_connected_until_it_goes_quiet() -> None:
     assert db.games[game_id].game.seats[1].connected
     assert [e.type for e in _table_events(db, game_id)] == [
         "seat_connected", "seat_disconnected", "seat_connected"]
+
+
+def test_a_seat_change_leaves_the_turn_alone_unless_the_seat_to_act_changes_hands() -> None:
+    now = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
+    db = FakeDatabase(now=lambda: now[0])
+    for seed in range(20):  # a deal where a human seat leads
+        created = create_game(CreateGame("classic", (SeatSpec("human"), SeatSpec("human"),
+                                                     SeatSpec("ai", "easy")),
+                                         seed=seed, turn_timeout_ms=10_000, takeover="easy"),
+                              db.uow(), LEVELS)
+        if created.game.view.to_act in (0, 1):
+            break
+    game_id, acting = created.game.game_id, created.game.view.to_act
+    other = 1 - acting
+    recorder = Recorder()
+    relay_all(db, recorder)
+    deadline = db.games[game_id].deadline
+    now[0] += timedelta(seconds=5)
+    leave(game_id, created.tokens[other], db.uow())
+    assert relay_all(db, recorder) == 0  # no second timer, no AI turn
+    assert db.games[game_id].deadline == deadline  # the acting seat's clock runs on
+    leave(game_id, created.tokens[acting], db.uow())
+    relay_all(db, recorder)
+    assert recorder.calls[-1] == ("ai", game_id, acting, 0, "easy", 0.0)
+    assert db.games[game_id].deadline is None
+
+
+def test_leaving_and_taking_over_tell_the_owner_s_webhooks() -> None:
+    db = FakeDatabase()
+    created = _create(db, SeatSpec("human"), SeatSpec("human"), SeatSpec("ai", "easy"),
+                      caller=KEY)
+    game = db.games[created.game.game_id].game
+    events = [TableEvent("seat_left", 1),
+              TableEvent("seat_taken_over", 1, engine="normal", reason="left")]
+    hooks = hooks_of(game, events, 7, turn=False)
+    assert [(h.type, h.data["seq"], h.data["seat"]) for h in hooks] == [
+        ("seat.left", 8, 1), ("seat.taken_over", 9, 1)]
+    assert hooks[1].data["engine"] == "normal" and hooks[1].data["reason"] == "left"
