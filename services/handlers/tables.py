@@ -27,7 +27,7 @@ from services.errors import (
     GameFull, InvalidSeat, InviteNotFound, MissingScope, NotActive, NotHost, NotWaiting,
     SeriesNotOver, StaleVersion,
 )
-from services.handlers.common import found, seat_of
+from services.handlers.common import found, seat_of, viewer
 from services.handlers.moves import turn_message
 from services.handlers.players import Player, named
 from services.handlers.webhooks import hooks_of
@@ -266,12 +266,15 @@ def _waiting(uow: UnitOfWork, game_id: str) -> Game:
 
 
 def _host(game: Game, token: str | None, caller: Caller) -> None:
-    """Only the game's owner key, or a seat human since the creation, runs its table."""
+    """Only the game's owner key, or a seat human since the creation, runs its table
+    (a caller who may not even watch the game is told there is none)."""
     if token is not None:
         if seat_of(game, token).host:
             return
     elif caller.key is not None and caller.key.id == game.owner:
         return
+    else:
+        viewer(game, None, caller)  # GameNotFound for a private game
     raise NotHost("only the key that made this game, or a seat it made human, may do this")
 
 

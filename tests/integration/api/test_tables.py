@@ -191,7 +191,11 @@ def test_the_owner_key_cancels_and_rotates_the_invite(client: FlaskClient, db: E
     owner, other = key(db), key(db)
     created = create(client, OPEN4, owner)
     game_id, code = created["game"]["game_id"], created["invite"]
-    assert_problem(client.post(f"/v1/games/{game_id}/invite", headers=other), 403, "not_host")
+    # another key may not even see this (private) game
+    assert_problem(client.post(f"/v1/games/{game_id}/invite", headers=other), 404,
+                   "game_not_found")
+    assert_problem(client.post(f"/v1/games/{game_id}/cancel", headers=other), 404,
+                   "game_not_found")
     rotated = client.post(f"/v1/games/{game_id}/invite", headers=owner)
     assert rotated.status_code == 201
     new_code = rotated.get_json()["invite"]

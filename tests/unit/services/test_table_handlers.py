@@ -17,7 +17,8 @@ from services.domain import (
     new_invite_code, service_event,
 )
 from services.errors import (
-    GameFull, InviteNotFound, NotHost, NotWaiting, SeriesNotOver,
+    GameFull, GameNotFound, InviteNotFound, NotHost, NotWaiting, QuotaExceeded,
+    SeriesNotOver,
 )
 from services.handlers.events import events_after
 from services.handlers.games import create_game, read_game
@@ -140,8 +141,12 @@ def test_only_the_host_starts_and_a_started_game_plays_its_ai_fill() -> None:
     guest = join(Join(created.invite), db.uow(), ANONYMOUS).token
     with pytest.raises(NotHost):
         start(Start(game_id, guest), db.uow(), ANONYMOUS, LEVELS)
-    with pytest.raises(NotHost):
-        start(Start(game_id), db.uow(), Caller(ApiKey("k2", "other", frozenset())), LEVELS)
+    other = Caller(ApiKey("k2", "other", KEY.key.scopes))  # type: ignore[union-attr]
+    with pytest.raises(NotHost):  # (it may watch this public game)
+        start(Start(game_id), db.uow(), other, LEVELS)
+    private = _create(db, SeatSpec("open"), SeatSpec("open"), SeatSpec("open"), caller=KEY)
+    with pytest.raises(GameNotFound):  # nor may it learn that a private game exists
+        start(Start(private.game.game_id), db.uow(), other, LEVELS)
     started = start(Start(game_id, None, "hard"), db.uow(), KEY, LEVELS)
     assert [(s.kind, s.engine) for s in started.seats] == [
         ("human", None), ("human", None), ("ai", "hard")]
@@ -283,3 +288,12 @@ def test_leaving_and_taking_over_tell_the_owner_s_webhooks() -> None:
     assert [(h.type, h.data["seq"], h.data["seat"]) for h in hooks] == [
         ("seat.left", 8, 1), ("seat.taken_over", 9, 1)]
     assert hooks[1].data["engine"] == "normal" and hooks[1].data["reason"] == "left"
+
+
+def test_waiting_games_count_against_the_games_a_caller_may_hold() -> None:
+    db = FakeDatabase()
+    bounded = Caller(KEY.key, max_active_games=2)
+    for _ in range(2):
+        _create(db, SeatSpec("open"), SeatSpec("open"), SeatSpec("open"), caller=bounded)
+    with pytest.raises(QuotaExceeded):
+        _create(db, SeatSpec("open"), SeatSpec("open"), SeatSpec("open"), caller=bounded)
