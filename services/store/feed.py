@@ -38,28 +38,31 @@ LISTENING = Gauge("president_change_feed_listening",
 
 
 class Notice(NamedTuple):
-    """A move, as announced: the game went from version ``after`` to ``version``; or a
-    change of its seats (``after == version``, no actions), to its ``seated``-th."""
+    """A move, as announced: the game went from version ``after`` to ``version``; or,
+    with ``after == version`` and no actions, a change of its seats (code before seat
+    changes reads it as a move of no action, which changes nothing it holds)."""
 
     game_id: str
     after: int
     version: int
     events: int  # the game's event count at ``version``
     actions: tuple[str, ...] | None  # None when too long to announce
-    seated: int | None = None  # the game's seat changes so far (None: not said)
 
     def payload(self) -> str:
-        text = dumps([self.game_id, self.after, self.version, self.events, self.actions,
-                      self.seated])
+        text = dumps([self.game_id, self.after, self.version, self.events, self.actions])
         if len(text.encode()) <= NOTICE_BYTES_AT_MOST or self.actions is None:
-            return text  # (without actions: a game id and four numbers)
+            return text  # (without actions: a game id and three numbers)
         return self._replace(actions=None).payload()
 
     @classmethod
     def from_payload(cls, payload: str) -> Notice:
-        game_id, after, version, events, actions, *seated = loads(payload)  # (older: 5)
-        return cls(game_id, after, version, events,
-                   None if actions is None else tuple(actions), *seated[:1])
+        game_id, after, version, events, actions = loads(payload)
+        return cls(game_id, after, version, events, None if actions is None else tuple(actions))
+
+
+    @property
+    def reseated(self) -> bool:
+        return self.after == self.version
 
 
 class _Vouching(NamedTuple):

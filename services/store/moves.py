@@ -119,7 +119,7 @@ class Move(NamedTuple):
         """The move as one record of ``MOVES``' input."""
         seat, key, action = self.key or (None, None, None)
         notice = Notice(self.game_id, self.read_version, self.version, self.events,
-                        tuple(a["action"] for a in self.actions), self.seated)
+                        tuple(a["action"] for a in self.actions))
         fields = self._asdict()
         del fields["message"], fields["now"]
         message = self.message

@@ -77,7 +77,7 @@ def load_game(run: Run, states: GameStates, game_id: str, feed: ChangeFeed | Non
             return None
         version, events = rows[0][1:3]
         seating = seating_of(rows)
-        states.seat(game_id, seating)
+        states.seat(game_id, seating, seen_at)
         since = [] if known is None else [a for (a,) in run(
             ACTIONS_BETWEEN, game_id=game_id, after=known.version, upto=version)]
     state = states.caught_up(known, version, since)

@@ -101,7 +101,7 @@ class SqlGameRepository:
         self.reads = reads
         self._moves = moves
         self._written: list[tuple[Game, int]] = []  # (game, feed mark before the write)
-        self._reseated: list[Game] = []
+        self._reseated: list[tuple[Game, int]] = []  # (game, feed mark before the write)
         self.wrote_messages = False  # to the outbox: its relay is to be woken on commit
 
     @property
@@ -198,9 +198,9 @@ class SqlGameRepository:
             self._add_message(message, at)
         self._add_hooks(game.owner, hooks, at)
         self._written.append((game, seen_at))
-        self._reseated.append(game)
+        self._reseated.append((game, seen_at))
         if self._dialect == "postgresql":
-            notice = Notice(game.id, game.version, game.version, game.events, (), game.seated)
+            notice = Notice(game.id, game.version, game.version, game.events, ())
             connection.execute(text(f"SELECT pg_notify('{CHANNEL}', :notice)"),
                                {"notice": notice.payload()})
 
@@ -298,8 +298,8 @@ class SqlGameRepository:
     def remember_written(self) -> None:
         """After a commit: the states just written are the ones the next reads will ask
         for, so keep them decoded."""
-        for game in self._reseated:
-            self.reads.states.seat(game.id, seating_of(game))
+        for game, seen_at in self._reseated:
+            self.reads.states.seat(game.id, seating_of(game), seen_at)
         for game, seen_at in self._written:
             self.reads.states.remember(game.id,
                                        Known(game.version, game.events, game.state, seen_at))

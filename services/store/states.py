@@ -47,6 +47,9 @@ class GameStates:
         long series weighs hundreds of times a new game: ``weight``)."""
         self._states: VersionedCache[str, Known] = VersionedCache(states, max_bytes, weight)
         self._seatings: VersionedCache[str, Seating] = VersionedCache(seatings)
+        # The change feed's mark at each game's last seat change it announced: a seating
+        # read before it may be the one before.
+        self._reseated: VersionedCache[str, int] = VersionedCache(seatings)
         self.replay_at_most = replay_at_most
 
     def state(self, game_id: str) -> Known | None:
@@ -55,14 +58,17 @@ class GameStates:
     def seating(self, game_id: str) -> Seating | None:
         return self._seatings.get(game_id)
 
-    def seat(self, game_id: str, seating: Seating) -> None:
-        """Keep ``seating`` unless a newer one (more seat changes) is held."""
+    def seat(self, game_id: str, seating: Seating, seen_at: int = -1) -> None:
+        """Keep ``seating``, read or written after the feed's mark ``seen_at``, unless a
+        newer one (more seat changes) is held, or the feed has announced a seat change
+        of the game since ``seen_at`` (that read may have come just before it)."""
+        if seen_at < (self._reseated.get(game_id) or -1):
+            return
         self._seatings.put_if(game_id, seating, lambda held, new: held.seated <= new.seated)
 
-    def unseat(self, game_id: str, seated: int | None = None) -> None:
-        """Forget the game's seating if older than ``seated`` (None: whatever it is): the
-        game's seats changed."""
-        self._seatings.pop_if(game_id, lambda held: seated is None or held.seated < seated)
+    def unseat(self, game_id: str) -> None:
+        """Forget the game's seating: its seats changed."""
+        self._seatings.pop_if(game_id, lambda held: True)
 
     def remember(self, game_id: str, known: Known) -> None:
         """Keep ``known`` unless a newer state of the game is known already (or the same
@@ -100,8 +106,9 @@ class GameStates:
     def bring_up_to_date(self, notice: Notice, mark: int) -> None:
         """A move announced by the change feed (whichever process made it): a state held
         here at the version it starts from moves on with it, no database read needed."""
-        if notice.seated is not None:
-            self.unseat(notice.game_id, notice.seated)
+        if notice.reseated:  # its seats changed: read them again
+            self._reseated.put(notice.game_id, mark)
+            self.unseat(notice.game_id)
         known = self.state(notice.game_id)
         if known is None or known.version != notice.after or notice.actions is None:
             return

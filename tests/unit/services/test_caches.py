@@ -6,7 +6,9 @@ from __future__ import annotations
 import random
 
 from engine import Rules, apply, legal_actions, new_series
-from services.store.states import GameStates, Known, weight
+from services.domain import Seat
+from services.store.feed import Notice
+from services.store.states import GameStates, Known, Seating, weight
 from services.versioned import VersionedCache
 
 
@@ -44,3 +46,24 @@ def test_the_states_held_stay_within_their_bytes() -> None:
         states.remember(f"game-{n}", long_series)
     assert states.bytes <= 3 * weight(long_series)
     assert states.state("game-9") is not None and states.state("game-0") is None
+
+
+def test_a_seating_read_before_an_announced_seat_change_is_not_kept() -> None:
+    """A read that began before another process changed the game's seats, and ended
+    after the change feed announced it, must not leave the old seats held."""
+    states = GameStates()
+    old = Seating("classic", (Seat(0, "open"),), 0, None, None, None, seated=0)
+    new = old._replace(seats=(Seat(0, "human", token_hash="h"),), seated=1)
+    states.seat("g", old, seen_at=3)
+    state = new_series(Rules.preset("classic"), 1)
+    states.remember("g", Known(0, 5, state, 3))
+    states.bring_up_to_date(Notice("g", 0, 0, 6, ()), 7)  # a seat change, announced
+    assert states.seating("g") is None  # read again on the next request
+    held = states.state("g")
+    assert held is not None and held.events == 6  # with the events it added
+    states.seat("g", old, seen_at=5)  # the late read: not kept
+    assert states.seating("g") is None
+    states.seat("g", new, seen_at=8)
+    assert states.seating("g") == new
+    states.seat("g", old, seen_at=9)  # fewer seat changes than held: not kept either
+    assert states.seating("g") == new
