@@ -74,7 +74,8 @@ def test_a_celery_worker_killed_mid_attempt_loses_no_message(stack: Stack) -> No
         key = _key(stack)
         secret = _register(stack, key, receiver.url, ["round.ended", "series.ended"])
         made = requests.post(f"{stack.api_urls[0]}/v1/games", headers=key, timeout=10, json={
-            "preset": "classic", "rounds": 2, "seats": [{"kind": "ai", "engine": "easy"}] * 4})
+            "preset": "classic", "rounds": 2, "seats": [{"kind": "ai", "engine": "easy"}] * 4,
+            "visibility": "public"})  # (watched without the key below)
         assert made.status_code == 201, made.text
         _until(lambda: receiver.holding >= 1, 60, stack)  # the first attempt is under way
         attempts.kill(signal.SIGKILL)

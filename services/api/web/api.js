@@ -40,12 +40,22 @@ export const api = {
   game: (gameId, token) => call("GET", gamePath(gameId), { token }),
   act: (gameId, token, action, version) =>
     call("POST", `${gamePath(gameId)}/actions`, { token, body: { action, version } }),
+  // Tables (docs/lobby.md): joining by invite, starting early, leaving, the next series.
+  join: (code, name) => call("POST", "/v1/join", { body: name ? { code, name } : { code } }),
+  start: (gameId, token, fill) =>
+    call("POST", `${gamePath(gameId)}/start`, { token, body: { fill } }),
+  cancel: (gameId, token) => call("POST", `${gamePath(gameId)}/cancel`, { token }),
+  leave: (gameId, token) => call("POST", `${gamePath(gameId)}/leave`, { token }),
+  rematch: (gameId, token) => call("POST", `${gamePath(gameId)}/rematch`, { token }),
 };
 
 // The stream names every message after its event type, so each needs its own listener.
 const EVENT_TYPES = ["round_started", "cards_given", "exchange_done", "played", "passed",
   "skipped", "revolution", "trick_won", "went_out", "round_ended", "series_ended",
-  "played_for"];
+  "played_for", "seat_joined", "game_started", "game_cancelled", "seat_left", "seat_taken_over",
+  "rematch_created", "seat_connected", "seat_disconnected"];
+// After these nothing follows (the service ends the stream of a finished series itself).
+const LAST_EVENTS = new Set(["series_ended", "game_cancelled"]);
 const REOPEN_MS = 2000;
 
 /**
@@ -77,7 +87,7 @@ export function followEvents(gameId, after, { onEvent, onStatus }) {
         const event = JSON.parse(message.data);
         last = event.seq;
         onEvent(event);
-        if (type === "series_ended") stop(); // nothing follows; the server ends the stream
+        if (LAST_EVENTS.has(type)) stop();
       });
     }
   };

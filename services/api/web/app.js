@@ -1,6 +1,7 @@
-// The play page: creates a game for one person against AIs, then follows and plays it
-// through the public API. The game id and the seat's token stay in localStorage, so a
-// refresh (or coming back later) resumes the same game.
+// The play page: creates a game for one person against AIs and open seats (or joins one
+// from a shared link), then follows and plays it through the public API. The game id and
+// the seat's token (and, for its creator, the table's invite code) stay in localStorage,
+// so a refresh (or coming back later) resumes the same game.
 
 import { ApiError, api, followEvents } from "./api.js";
 import { PASS } from "./cards.js";
@@ -11,6 +12,7 @@ import { renderTable } from "./table.js";
 
 const SAVED_GAME = "president.game";
 const SAVED_LANGUAGE = "president.language";
+const SAVED_NAME = "president.name";
 // Events come in bursts (a trick of AI plays); one read of the view answers a burst.
 const REFRESH_DELAY_MS = 50;
 
@@ -20,6 +22,8 @@ const state = {
   form: null, // the new-game form, once the rules are known
   game: null, // the last GameOut read for our seat
   token: null,
+  invite: null, // the table's invite code, known to the page that created it
+  host: false, // this seat made the table: it may start it early or cancel it
   selected: new Set(),
   busy: false, // an action is on its way: no second one meanwhile
   connection: "",
@@ -48,18 +52,40 @@ function clearError() {
 
 async function startGame(request) {
   try {
+    localStorage.setItem(SAVED_NAME, $("your-name").value.trim());
     const created = await api.createGame(request);
     const token = Object.values(created.tokens)[0]; // the page seats one person
-    localStorage.setItem(SAVED_GAME, JSON.stringify({ gameId: created.game.game_id, token }));
-    clearError();
-    await enterGame(created.game.game_id, token);
+    await saveAndEnter({ gameId: created.game.game_id, token, invite: created.invite,
+      host: true });
   } catch (error) {
     showError(error);
   }
 }
 
-async function enterGame(gameId, token) {
+/** Takes a seat from a shared link's invite code; false when that failed (in words). */
+async function joinGame(code) {
+  try {
+    const seated = await api.join(code, $("your-name").value.trim());
+    await saveAndEnter({ gameId: seated.game.game_id, token: seated.token });
+    return true;
+  } catch (error) {
+    showError(error);
+    return false;
+  }
+}
+
+async function saveAndEnter(saved) {
+  localStorage.setItem(SAVED_GAME, JSON.stringify(saved));
+  clearError();
+  await enterGame(saved);
+}
+
+async function enterGame({ gameId, token, invite = null, host = false }) {
+  state.stopEvents(); // the game before, after a rematch
   state.token = token;
+  state.invite = invite;
+  state.host = host;
+  $("copy-link").textContent = t("copy");
   state.selected.clear();
   state.log = new EventLog();
   state.game = await api.game(gameId, token);
@@ -80,7 +106,7 @@ async function enterGame(gameId, token) {
   });
 }
 
-function leaveGame() {
+function forgetGame() {
   state.stopEvents();
   localStorage.removeItem(SAVED_GAME);
   state.game = null;
@@ -134,11 +160,53 @@ async function act(action) {
   render();
 }
 
+/** A table call (start, cancel, leave, rematch): one at a time, errors in words. */
+async function tableAction(call) {
+  state.busy = true;
+  render();
+  try {
+    await call(state.game.game_id, state.token);
+    clearError();
+  } catch (error) {
+    showError(error);
+  }
+  state.busy = false;
+  if (state.game) render();
+}
+
+const startNow = () => tableAction(async (gameId, token) => {
+  show(await api.start(gameId, token, $("fill").value));
+});
+
+const cancelTable = () => tableAction(async (gameId, token) => {
+  await api.cancel(gameId, token);
+  forgetGame();
+});
+
+const leaveTable = () => tableAction(async (gameId, token) => {
+  await api.leave(gameId, token); // an AI plays the seat on (or it opens again, if waiting)
+  forgetGame();
+});
+
+// The first seat to ask makes the next series; the others' calls take their seats in it.
+const rematch = () => tableAction(async (gameId, token) => {
+  const seated = await api.rematch(gameId, token);
+  await saveAndEnter({ gameId: seated.game.game_id, token: seated.token, host: state.host });
+});
+
+function copyLink() {
+  $("share-link").select();
+  navigator.clipboard.writeText($("share-link").value)
+    .then(() => { $("copy-link").textContent = t("copied"); }, showError);
+}
+
 // --- drawing --------------------------------------------------------------------------
 
 const ui = {
   get selected() { return state.selected; },
   get busy() { return state.busy; },
+  get invite() { return state.invite; },
+  get host() { return state.host; },
   onToggle(card) {
     if (!state.selected.delete(card)) state.selected.add(card);
     render();
@@ -161,7 +229,7 @@ function render() {
 }
 
 function renderConnection() {
-  const over = state.game?.status === "over";
+  const over = ["over", "cancelled"].includes(state.game?.status);
   $("connection").textContent = over || !state.connection ? "" : t(state.connection);
 }
 
@@ -180,16 +248,28 @@ async function boot() {
   $("lang").addEventListener("change", () => chooseLanguage($("lang").value));
   $("error-close").addEventListener("click", clearError);
   $("pass").addEventListener("click", () => act(PASS));
-  $("new-game").addEventListener("click", leaveGame);
+  $("new-game").addEventListener("click", forgetGame);
+  $("start-now").addEventListener("click", startNow);
+  $("cancel-table").addEventListener("click", cancelTable);
+  $("leave").addEventListener("click", leaveTable);
+  $("rematch").addEventListener("click", rematch);
+  $("copy-link").addEventListener("click", copyLink);
+  $("your-name").value = localStorage.getItem(SAVED_NAME) ?? "";
   try {
     state.form = new SetupForm(await api.rules(), startGame);
   } catch (error) {
     showError(error);
   }
+  // A shared link (/?join=CODE) takes a seat at that table; a reload must not take another.
+  const code = new URLSearchParams(location.search).get("join");
+  if (code !== null) {
+    history.replaceState(null, "", location.pathname);
+    if (await joinGame(code)) return;
+  }
   const saved = JSON.parse(localStorage.getItem(SAVED_GAME));
   if (saved) {
     try {
-      await enterGame(saved.gameId, saved.token);
+      await enterGame(saved);
       return;
     } catch (error) {
       showError(error);

@@ -3,7 +3,7 @@
 
 import { actionFace } from "./cards.js";
 import { t } from "./i18n.js";
-import { seatName } from "./table.js";
+import { levelName, seatLabel, seatName } from "./table.js";
 
 const SHOWN = 12;
 
@@ -34,7 +34,23 @@ function describe(event, game) {
     }
     case "round_ended":
       return t("ev_round_ended", { round: event.result.round });
-    default: // series_ended
+    // Table events: the seat as the people there know it (its name), not what plays it now.
+    case "seat_joined":
+    case "seat_left":
+    case "seat_connected":
+    case "seat_disconnected":
+      return event.seat === game.view.seat ? t(`ev_${event.type}_you`)
+        : t(`ev_${event.type}`, { seat: seatLabel(game, event.seat) });
+    case "game_started":
+      return event.filled.length === 0 ? t("ev_game_started")
+        : t("ev_game_started_filled", { level: levelName(event.engine) });
+    case "seat_taken_over": {
+      const reason = ["left", "timeouts"].includes(event.reason)
+        ? t(`reason_${event.reason}`) : event.reason;
+      return t(event.seat === game.view.seat ? "ev_seat_taken_over_you" : "ev_seat_taken_over",
+        { seat: seatLabel(game, event.seat), level: levelName(event.engine), reason });
+    }
+    default: // series_ended, game_cancelled, rematch_created
       return t(`ev_${event.type}`);
   }
 }

@@ -1,9 +1,11 @@
-// The new-game form: a preset, its options (as GET /v1/rules describes them), the seats
-// (you and 2 to 7 AIs) and the rounds in the series.
+// The new-game form: a preset, its options (as GET /v1/rules describes them), your name,
+// the seats (you and 2 to 7 others: AIs, or open seats for people to join by a link) and
+// the rounds in the series.
 
 import { t } from "./i18n.js";
 
 const LEVELS = ["easy", "normal", "hard", "expert"];
+const OPEN = "open"; // a seat for a person who joins with the table's link
 const MIN_SEATS = 3;
 // Set by the seats and the rounds fields, not by option toggles.
 const NOT_TOGGLED = new Set(["players", "max_players", "rounds"]);
@@ -67,7 +69,8 @@ export class SetupForm {
       const select = document.createElement("select");
       select.dataset.testid = `ai-${index + 1}`;
       select.setAttribute("aria-label", t("seat", { n: index + 1 }));
-      select.replaceChildren(...LEVELS.map((name) => new Option(t(`level_${name}`), name)));
+      select.replaceChildren(...LEVELS.map((name) => new Option(t(`level_${name}`), name)),
+        new Option(t("open_seat"), OPEN));
       select.value = level;
       select.addEventListener("change", () => { this.levels[index] = select.value; });
       item.append(select);
@@ -78,7 +81,8 @@ export class SetupForm {
     $("remove-ai").disabled = this.levels.length + 1 <= MIN_SEATS;
   }
 
-  /** The POST /v1/games body: only the options that differ from the preset. */
+  /** The POST /v1/games body: only the options that differ from the preset. With an open
+   * seat the game waits for its players. */
   request() {
     const preset = this.preset;
     const options = {};
@@ -87,9 +91,12 @@ export class SetupForm {
         : input.type === "number" ? Number(input.value) : input.value;
       if (value !== preset[input.dataset.option]) options[input.dataset.option] = value;
     }
+    const name = $("your-name").value.trim();
     return {
       preset: $("preset").value,
-      seats: [{ kind: "human" }, ...this.levels.map((engine) => ({ kind: "ai", engine }))],
+      seats: [name ? { kind: "human", name } : { kind: "human" },
+        ...this.levels.map((level) => (level === OPEN ? { kind: OPEN }
+          : { kind: "ai", engine: level }))],
       options,
       rounds: Number($("rounds").value),
     };

@@ -15,14 +15,26 @@ function element(tag, text, attributes = {}) {
   return node;
 }
 
-/** How the page names a seat: "You", "Seat 2 · Easy AI", or "Seat 3" for another person. */
-export function seatName(game, seat) {
+/** Who sits there: "You", the seat's name, or "Seat 3". */
+export function seatLabel(game, seat) {
   if (seat === game.view.seat) return t("you");
-  const { kind, engine } = game.seats[seat];
-  if (kind !== "ai") return t("seat", { n: seat });
-  // A configured engine the page has no label for (t() answers the key) keeps its name.
+  return game.seats[seat].name ?? t("seat", { n: seat });
+}
+
+/** An AI level in words; a configured engine the page has no label for (t() answers the
+ * key) keeps its name. */
+export function levelName(engine) {
   const level = t(`level_${engine}`);
-  return t("ai_seat", { n: seat, level: level === `level_${engine}` ? engine : level });
+  return level === `level_${engine}` ? engine : level;
+}
+
+/** How the page names a seat: "You", "Seat 2 · Easy AI", "Bob · Open seat", or "Bob"
+ * (or "Seat 3") for another person. */
+export function seatName(game, seat) {
+  const label = seatLabel(game, seat);
+  const { kind, engine } = game.seats[seat];
+  if (seat === game.view.seat || kind === "human") return label;
+  return t("seat_kind", { seat: label, kind: kind === "ai" ? levelName(engine) : t("open_seat") });
 }
 
 /**
@@ -32,6 +44,7 @@ export function seatName(game, seat) {
 export function renderTable(game, ui) {
   const view = game.view;
   $("game-id").textContent = game.game_id;
+  renderTableState(game, ui);
   $("round").textContent = t("round_of", { n: view.round, total: view.rounds });
   $("table").dataset.version = game.version;
   renderTurn(game);
@@ -45,17 +58,34 @@ export function renderTable(game, ui) {
   renderResults(game);
 }
 
-function myTurn(view) {
-  return view.phase !== "over" && view.to_act === view.seat;
+/** What the table's state asks of this page: waiting for players (the link to share, and
+ * starting early for the host), leaving a game under way, a rematch once it is over. */
+function renderTableState(game, ui) {
+  const waiting = game.status === "waiting";
+  $("waiting").hidden = !waiting;
+  $("waiting-text").textContent = t("waiting_for",
+    { count: game.seats.filter((seat) => seat.kind === "open").length });
+  $("share").hidden = !(waiting && ui.invite);
+  $("share-link").value = ui.invite ? `${location.origin}/?join=${ui.invite}` : "";
+  $("host").hidden = !(waiting && ui.host);
+  $("leave").hidden = !(game.status === "active" || (waiting && !ui.host));
+  $("rematch").hidden = game.status !== "over";
+  for (const id of ["start-now", "cancel-table", "leave", "rematch"]) $(id).disabled = ui.busy;
+}
+
+function myTurn(game) {
+  return game.status === "active" && game.view.to_act === game.view.seat;
 }
 
 function renderTurn(game) {
   const view = game.view;
   const turn = $("turn");
-  turn.dataset.mine = String(myTurn(view));
-  if (view.phase === "over") {
+  turn.dataset.mine = String(myTurn(game));
+  if (game.status === "waiting" || game.status === "cancelled") {
+    turn.textContent = t(game.status === "waiting" ? "not_started" : "cancelled");
+  } else if (view.phase === "over") {
     turn.textContent = t("series_over");
-  } else if (!myTurn(view)) {
+  } else if (!myTurn(game)) {
     turn.textContent = t("their_turn", { seat: seatName(game, view.to_act) });
   } else if (view.phase === "exchange") {
     const gift = view.pending.find((p) => p.giver === view.seat);
@@ -68,14 +98,17 @@ function renderTurn(game) {
 
 function renderSeats(game) {
   const view = game.view;
-  const acting = view.phase === "over" ? null : view.to_act;
+  const acting = game.status === "active" ? view.to_act : null;
   $("seats").replaceChildren(...view.hand_sizes.map((count, seat) => {
-    const item = element("li", undefined, { "data-testid": `seat-${seat}` });
+    const { kind, connected } = game.seats[seat];
+    const item = element("li", undefined, { "data-testid": `seat-${seat}`, "data-kind": kind });
     item.classList.toggle("acting", seat === acting);
+    item.classList.toggle("online", connected);
     item.append(element("strong", seatName(game, seat)),
       element("span", t("cards_left", { count }), { "data-testid": `count-${seat}` }));
     if (view.roles) item.append(element("span", ROLES[view.roles[seat]], { class: "role" }));
     const badges = [];
+    if (kind === "human" && seat !== view.seat) badges.push(t(connected ? "online" : "offline"));
     if (seat === acting) badges.push(t("to_act"));
     if (view.passed.includes(seat)) badges.push(t("passed"));
     if (view.went_out.includes(seat)) badges.push(t("out"));
@@ -130,7 +163,7 @@ function renderExchange(game) {
 
 function renderHand(game, ui) {
   const view = game.view;
-  const legal = ui.busy ? [] : view.legal_actions;
+  const legal = ui.busy || game.status !== "active" ? [] : view.legal_actions;
   const playable = playableCards(legal);
   $("hand").replaceChildren(...sortHand(view.hand, view.reversed).map((card) => {
     const button = element("button", face(card), {
@@ -156,7 +189,7 @@ function renderHand(game, ui) {
 
   renderPlayButtons(view, legal, ui);
   $("pass").disabled = !legal.includes(PASS);
-  $("actions").hidden = view.phase === "over";
+  $("actions").hidden = game.status !== "active";
 }
 
 /** One Play (or Give) button, enabled only when the selection is exactly a legal action;
