@@ -17,10 +17,10 @@ from config.settings import defaulted, setting
 from engine import View
 from engine.plays import Action
 from services.api.app import create_app
-from services.commands import TableDefaults, WebhookPolicy
+from services.commands import RatingPolicy, TableDefaults, WebhookPolicy
 from services.container import Container, Webhooks
-from services.background import BackgroundScheduler, BackgroundWebhooks
-from services.ports import Fallback, TurnScheduler, WebhookQueue
+from services.background import BackgroundRatings, BackgroundScheduler, BackgroundWebhooks
+from services.ports import Fallback, RatingQueue, TurnScheduler, WebhookQueue
 from services.relay import Relay
 from services.store import Store
 from services.store.secrets import FernetVault
@@ -28,7 +28,7 @@ from workers.ai import LEVELS, decide
 from workers.rpc.client import AiClient, engines_from_env, tls_roots_from_env
 from workers.turns.app import make_celery
 from workers.turns.runtime import TurnRuntime
-from workers.turns.scheduler import CeleryScheduler, CeleryWebhooks
+from workers.turns.scheduler import CeleryRatings, CeleryScheduler, CeleryWebhooks
 from workers.turns.settings import TurnSettings
 from workers.webhooks.http import HttpSender
 
@@ -65,34 +65,38 @@ def container(database_url: str | None = None, broker_url: str | None = None,
     this process, after the request that made them has answered, starting with those a
     previous process left waiting."""
     store = store or open_store(database_url)
-    hooks = webhooks()
+    hooks, policy = webhooks(), rating_policy()
     if broker_url is None:
         background = BackgroundScheduler(store.uow, decide_here, FALLBACK)
         background.recover()
         scheduler: BackgroundScheduler | CeleryScheduler = background
         queue: WebhookQueue = BackgroundWebhooks(store.uow, hooks)
+        ratings: RatingQueue = BackgroundRatings(store.uow, policy)
         engines = LEVELS
     else:
         settings = TurnSettings.from_env(broker_url=broker_url)
         app = make_celery(settings)
         scheduler = CeleryScheduler(app, settings.turn_expires_s)
         queue = CeleryWebhooks(app, hooks.policy.queue_wait_s)
+        ratings = CeleryRatings(app)
         engines = tuple(engines_from_env())
-    start_relay(store, scheduler, queue, hooks.policy)
+    start_relay(store, scheduler, queue, hooks.policy, ratings)
     return Container(uow=store.uow, reads=store.reads, engines=engines,
-                     ready=store.ready, defaults=table_defaults(), webhooks=hooks)
+                     ready=store.ready, defaults=table_defaults(), webhooks=hooks,
+                     ratings=policy)
 
 
 def start_relay(store: Store, scheduler: TurnScheduler, webhook_queue: WebhookQueue,
-                policy: WebhookPolicy) -> Relay:
-    """The process's outbox relay, handing ``store``'s outbox to ``scheduler`` and its
-    webhook messages to ``webhook_queue``: on PostgreSQL woken by every process's commits
+                policy: WebhookPolicy, ratings: RatingQueue) -> Relay:
+    """The process's outbox relay, handing ``store``'s outbox to ``scheduler``, its
+    webhook messages to ``webhook_queue``, and its rounds to rate to ``ratings``: on
+    PostgreSQL woken by every process's commits
     (the leader's thread hands over); on SQLite, the committing thread hands its messages
     over itself, at once, and the relay's thread looks for other processes' (a worker
     polling the embedded broker would otherwise look before the thread had sent the next
     turn, and wait a poll for it)."""
     relay = Relay(store.uow, scheduler, store.outbox_wake(),
-                  (webhook_queue, policy.queue_wait_s)).start()
+                  (webhook_queue, policy.queue_wait_s), ratings).start()
     store.outbox_written = relay.poke if store.engine.dialect.name == "postgresql" else relay.drain
     return relay
 
@@ -117,6 +121,12 @@ def webhooks() -> Webhooks:
             queue_wait_s=60.0,
             # an attempt's connect, send and answer each have the timeout
             lease_s=3 * timeout_s + 5))
+
+
+def rating_policy() -> RatingPolicy:
+    return RatingPolicy(defaulted("PRESIDENT_RATING_POOLS"),
+                        setting("PRESIDENT_RATING_SEASON") or None,
+                        int(defaulted("PRESIDENT_LEADERBOARD_MIN_ROUNDS")))
 
 
 def table_defaults() -> TableDefaults:
@@ -150,7 +160,7 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
         return ai.decide(view, engine, seed=len(view.history), timeout_s=settings.ai_deadline_s)
 
     scheduler = CeleryScheduler(app, settings.turn_expires_s)
-    hooks = webhooks()
+    hooks, policy = webhooks(), rating_policy()
     start_relay(store, scheduler, CeleryWebhooks(app, hooks.policy.queue_wait_s),
-                hooks.policy)
-    return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks)
+                hooks.policy, CeleryRatings(app))
+    return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks, policy)

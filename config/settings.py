@@ -55,6 +55,14 @@ SETTINGS = (
             "a turn's message not started this long after it is due is dropped; the sweeper "
             "sends the turn again once this and the AI deadline have passed"),
     Setting("PRESIDENT_BROKER_POLL_MS", "50", "polling interval of the embedded broker"),
+    Setting("PRESIDENT_RATING_POOLS", "preset-players",
+            "which rated games share a rating pool: preset-players (a preset and a player "
+            "count), preset, or one (all together)"),
+    Setting("PRESIDENT_RATING_SEASON", None,
+            "a season's name, suffixed to every pool (`classic-4.2027`): ratings start "
+            "again with a new one; unset: no seasons"),
+    Setting("PRESIDENT_LEADERBOARD_MIN_ROUNDS", "5",
+            "the rated rounds a player needs to appear on a leaderboard"),
     Setting("PRESIDENT_TAKEOVER_AFTER_TIMEOUTS", "3",
             "a human seat that lets its time run out this many turns in a row is taken over "
             "by the game's takeover AI level for the rest of the series; 0: never"),

@@ -18,8 +18,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import datetime, timezone
 from typing import Callable
 
-from services.commands import Turn
+from services.commands import RatingPolicy, Turn
 from services.container import Webhooks
+from services.handlers.ratings import rate_all
 from services.handlers.turns import play_instead, take_ai_turn
 from services.handlers.webhooks import deliver
 from services.ports import Decide, Fallback, UnitOfWork
@@ -133,3 +134,42 @@ class BackgroundWebhooks:
         with self._lock:
             pending = list(self._pending)
         wait(pending, timeout_s)
+
+
+class BackgroundRatings:
+    """The ``RatingQueue`` when no broker is configured: the rater runs on a thread of
+    this process, woken by the relay (a round left queued by a process that stopped is
+    rated when the next one's relay looks)."""
+
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], policy: RatingPolicy) -> None:
+        self._uow_factory = uow_factory
+        self._policy = policy
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._started = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def rate(self) -> None:
+        with self._started:  # (on first use: after any fork)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="president-ratings",
+                                                daemon=True)
+                self._thread.start()
+        self._idle.clear()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            try:
+                rate_all(self._uow_factory, self._policy)
+            except Exception:  # noqa: BLE001 - the rounds stay queued: the next wake
+                log.exception("ratings: could not rate the queued rounds")
+            if not self._wake.is_set():
+                self._idle.set()
+
+    def join(self, timeout_s: float = 30.0) -> bool:
+        """Wait until every round queued so far is rated (tests)."""
+        return self._idle.wait(timeout_s)

@@ -118,3 +118,14 @@ class Start:
     game_id: str
     token: str | None = None
     fill: str | None = None
+
+
+@dataclass(frozen=True)
+class RatingPolicy:
+    """How rounds are rated (the ``PRESIDENT_RATING_*`` settings): which games share a
+    pool (``preset-players``: a preset and player count; ``preset``; ``one``), the
+    season's suffix (None: none), and the rounds a player needs on a leaderboard."""
+
+    pools: str = "preset-players"
+    season: str | None = None
+    min_rounds: int = 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from services.commands import TableDefaults, WebhookPolicy
+from services.commands import RatingPolicy, TableDefaults, WebhookPolicy
 from services.ports import Reads, Secrets, UnitOfWork, WebhookSender
 
 
@@ -27,3 +27,4 @@ class Container:
     ready: Callable[[], bool]  # the database reachable and its migrations current
     defaults: TableDefaults = field(default_factory=TableDefaults)
     webhooks: Webhooks | None = None  # None: no webhooks (their routes answer 404)
+    ratings: RatingPolicy = field(default_factory=RatingPolicy)  # pools, leaderboards

@@ -158,6 +158,11 @@ class Game:
             return None
         return self.seats[self.state.to_act]
 
+    @property
+    def rated(self) -> bool:
+        """Its rounds are rated: a seat names a player (docs/ratings.md)."""
+        return any(seat.player is not None for seat in self.seats)
+
     def seat_of(self, token: str) -> Seat | None:
         # every seat is compared, so the time taken does not tell which one matched
         found, presented = None, hash_token(token)
@@ -228,6 +233,85 @@ class PlayedFor:
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> PlayedFor:
         return cls(int(data["seat"]), str(data["reason"]), str(data["policy"]))  # type: ignore[call-overload]
+
+
+AI_OWNER = ""  # the AI levels are players of no key: every key sees them
+
+
+class PlayerRef(NamedTuple):
+    """A rated player: a key's player (``owner``: the key's id), or an AI level
+    (``owner`` ``AI_OWNER``, ``player`` ``ai:<level>``)."""
+
+    owner: str
+    player: str
+
+
+def rated_player(seat: Seat) -> PlayerRef | None:
+    """Whom a seat's rounds rate: its player (also for the rounds an AI plays for it
+    once it left: leaving does not escape them), else its AI level; None: a person with
+    no player id, who is not rated."""
+    if seat.player is not None and seat.player_key is not None:
+        return PlayerRef(seat.player_key, seat.player)
+    if seat.kind == "ai" and seat.engine is not None:
+        return PlayerRef(AI_OWNER, f"ai:{seat.engine}")
+    return None
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A player's rating in a pool: OpenSkill's Plackett-Luce ``mu`` and ``sigma``;
+    ``ordinal`` (mu - 3 sigma), a conservative rating, orders the leaderboards."""
+
+    mu: float
+    sigma: float
+    ordinal: float
+    rounds: int = 0
+
+
+@dataclass(frozen=True)
+class RatedRound:
+    """One player's part in a rated round, and its rating after it."""
+
+    ref: PlayerRef
+    game_id: str
+    round_no: int
+    place: int  # 1: the Président
+    role: str
+    points: int
+    rating: Rating
+
+
+class Standing(NamedTuple):
+    """A player on a leaderboard: its place (1: the best) and rating."""
+
+    rank: int
+    ref: PlayerRef
+    rating: Rating
+
+
+@dataclass(frozen=True)
+class PoolSummary:
+    """A player's figures in one pool: its rating now, and over its rated rounds its
+    series, how often it was Président and Trou du cul, its mean points a round."""
+
+    pool: str
+    rating: Rating
+    series: int
+    presidents: int
+    trous: int
+    points: int  # in all
+
+    @property
+    def president_rate(self) -> float:
+        return self.presidents / self.rating.rounds if self.rating.rounds else 0.0
+
+    @property
+    def trou_rate(self) -> float:
+        return self.trous / self.rating.rounds if self.rating.rounds else 0.0
+
+    @property
+    def mean_points(self) -> float:
+        return self.points / self.rating.rounds if self.rating.rounds else 0.0
 
 
 TableEventType = Literal["seat_joined", "game_started", "game_cancelled", "seat_left",
@@ -308,11 +392,11 @@ def invite_hash(code: str) -> str | None:
 
 
 WebhookType = Literal["seat.turn", "seat.timed_out", "seat.left", "seat.taken_over",
-                      "round.ended", "series.ended"]
+                      "round.ended", "series.ended", "rating.changed"]
 WEBHOOK_TYPES: tuple[str, ...] = get_args(WebhookType)
 """What a webhook endpoint may ask to be sent (docs/webhooks.md): a human seat is to act
 (with its deadline, if the game has time limits); the service played for a seat; a seat
-left; an AI took a seat over; a round ended; the series ended."""
+left; an AI took a seat over; a round ended; the series ended; a player's rating changed."""
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ from engine import Event, State, View
 from engine.plays import Action
 from engine.state import LogEntry
 from services.domain import (
-    Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, ServiceEvent,
-    TurnMessage, Waiting, WebhookEndpoint,
+    Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayerRef,
+    PoolSummary, RatedRound, Rating, ServiceEvent, Standing, TurnMessage, Waiting,
+    WebhookEndpoint,
 )
 
 Decide = Callable[[View, str], Action]
@@ -161,6 +162,52 @@ class PlayerRepository(Protocol):
         ``before`` (created_at, id) cursor."""
 
 
+class RatingRepository(Protocol):
+    """Ratings, their queue and their history (``handlers.ratings``)."""
+
+    def claim(self, limit: int) -> list[tuple[str, int]]:
+        """(game id, round) of the oldest queued rounds, taken off the queue when the
+        unit of work commits; no one else rates until then."""
+
+    def pending(self) -> bool:
+        """Whether rounds wait to be rated."""
+
+    def mark_rated(self, game_id: str, round_no: int, pool: str) -> bool:
+        """The round is rated now; False if it was already."""
+
+    def get(self, pool: str, refs: Sequence[PlayerRef]) -> dict[PlayerRef, Rating]:
+        """The stored ratings of those of ``refs`` rated in ``pool`` before."""
+
+    def save(self, rounds: Sequence[tuple[str, RatedRound]],
+             latest: dict[tuple[str, PlayerRef], Rating], hooks: dict[str, list[Hook]]
+             ) -> None:
+        """Each (pool, rated round) in the history, each player's ``latest`` rating per
+        pool, and each key's ``hooks`` for its webhook endpoints."""
+
+    def board(self, pool: str, owner: str, min_rounds: int, limit: int,
+              after: tuple[float, str, str] | None) -> list[Standing]:
+        """``owner``'s players and the AI levels in ``pool`` with ``min_rounds`` at
+        least, best ordinal first, strictly after the ``after`` (ordinal, owner, player)
+        cursor."""
+
+    def around(self, pool: str, owner: str, ref: PlayerRef, min_rounds: int,
+               count: int) -> list[Standing]:
+        """``ref`` and up to ``count`` neighbours on each side, best first, on the
+        board ``owner`` sees (empty if ``ref`` is not on it)."""
+
+    def history(self, owner: str, player: str, limit: int) -> list[tuple[str, RatedRound]]:
+        """The player's rated rounds, newest first, with their pools."""
+
+    def summaries(self, owner: str, player: str) -> list[PoolSummary]:
+        """The player's standing and figures in each pool it was rated in."""
+
+
+class RatingQueue(Protocol):
+    """Where the relay sends the rater when rounds wait to be rated."""
+
+    def rate(self) -> None: ...
+
+
 class KeyRepository(Protocol):
     def add(self, key: ApiKey, secret_hash: str) -> None: ...
 
@@ -285,6 +332,9 @@ class UnitOfWork(Protocol):
 
     @property
     def players(self) -> PlayerRepository: ...
+
+    @property
+    def ratings(self) -> RatingRepository: ...
 
     def __enter__(self) -> Self: ...
 

@@ -14,8 +14,8 @@ import logging
 import threading
 from typing import Callable
 
-from services.handlers.outbox import BATCH, relay, relay_webhooks
-from services.ports import OutboxWake, TurnScheduler, UnitOfWork, WebhookQueue
+from services.handlers.outbox import BATCH, relay, relay_ratings, relay_webhooks
+from services.ports import OutboxWake, RatingQueue, TurnScheduler, UnitOfWork, WebhookQueue
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,8 @@ RETRY_S = (0.1, 0.2, 0.5, 1.0)  # pauses after failed hand-overs (the broker is 
 class Relay:
     def __init__(self, uow_factory: Callable[[], UnitOfWork], scheduler: TurnScheduler,
                  wake: OutboxWake | None = None,
-                 webhooks: tuple[WebhookQueue, float] | None = None) -> None:
+                 webhooks: tuple[WebhookQueue, float] | None = None,
+                 ratings: RatingQueue | None = None) -> None:
         """Without ``wake``, no thread: ``drain`` is called after each commit.
         ``webhooks``: where webhook messages go, and how long one handed over waits
         for its attempt to start (None: they stay in their table)."""
@@ -34,6 +35,7 @@ class Relay:
         self._scheduler = scheduler
         self._wake = wake
         self._webhooks = webhooks
+        self._ratings = ratings  # where the rater is sent (None: rounds are not rated)
         self._stopped = threading.Event()
         self._failures = 0
         self._thread: threading.Thread | None = None
@@ -68,6 +70,8 @@ class Relay:
                 if self._webhooks is not None:
                     queue, wait_s = self._webhooks
                     hooks = relay_webhooks(self._uow_factory(), queue, wait_s)
+                if self._ratings is not None:
+                    relay_ratings(self._uow_factory(), self._ratings)
             except Exception:  # noqa: BLE001 - the broker or database is down: later
                 log.exception("outbox relay: could not hand over; trying again")
                 self._stopped.wait(RETRY_S[min(self._failures, len(RETRY_S) - 1)])

@@ -259,6 +259,67 @@ class WebhookAttemptRow(Base):
     error: Mapped[str | None] = mapped_column(String(300))
 
 
+class RatingQueueRow(Base):
+    """A round of a rated game to rate, written by the move that ended it; deleted once
+    rated (``handlers.ratings``), in the order written."""
+
+    __tablename__ = "rating_queue"
+
+    id: Mapped[int] = mapped_column(BIG_ID, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(32))
+    round: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatedRoundRow(Base):
+    """A round rated: its key makes a second rating of it impossible."""
+
+    __tablename__ = "rated_rounds"
+
+    game_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pool: Mapped[str] = mapped_column(String(80))
+    rated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingRow(Base):
+    """A player's rating in a pool (OpenSkill's Plackett-Luce: mu, sigma; the ordinal,
+    mu - 3 sigma, orders the leaderboards)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_board", "pool", "owner", "ordinal", "player"),)
+
+    pool: Mapped[str] = mapped_column(String(80), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(32), primary_key=True)  # "": an AI level
+    player: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    rounds: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingHistoryRow(Base):
+    """One rated round of one player: its place, role and points, and its rating after."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_player", "owner", "player", "pool", "id"),)
+
+    id: Mapped[int] = mapped_column(BIG_ID, primary_key=True, autoincrement=True)
+    pool: Mapped[str] = mapped_column(String(80))
+    owner: Mapped[str] = mapped_column(String(32))
+    player: Mapped[str] = mapped_column(String(64))
+    game_id: Mapped[str] = mapped_column(String(32))
+    round: Mapped[int] = mapped_column(Integer)
+    place: Mapped[int] = mapped_column(Integer)  # 1: the Président
+    role: Mapped[str] = mapped_column(String(16))
+    points: Mapped[int] = mapped_column(Integer)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    rated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class SchemaReadersRow(Base):
     """The oldest code (by its newest migration) that still runs on this database: written
     by every migration run (``migrations/env.py``), read by ``/readyz`` of code older than

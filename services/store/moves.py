@@ -34,7 +34,7 @@ WITH asked AS (
         snapshot json, to_act integer, deadline_ms integer, actions json, new_events json,
         key_seat integer, key text, key_action text, notice text, message_seat integer,
         message_engine text, message_delay_ms integer, message_trace text, owner text,
-        hooks json)
+        hooks json, rate_rounds json)
     LIMIT %(count)s
 ), moved AS (
     UPDATE games SET version = asked.version, status = asked.status, events = asked.events,
@@ -77,11 +77,18 @@ WITH asked AS (
         AND endpoint.event_types::jsonb ? hook.type
     WHERE moved.hooks IS NOT NULL
     RETURNING 1
+), rated AS (
+    INSERT INTO rating_queue (game_id, round, created_at)
+    SELECT moved.game_id, ended.round, now()
+    FROM moved, json_to_recordset(moved.rate_rounds) AS ended(round integer)
+    WHERE moved.rate_rounds IS NOT NULL
+    RETURNING 1
 )
 SELECT game_id FROM (SELECT game_id, pg_notify('{CHANNEL}', notice) FROM moved) AS announced
 UNION ALL
 SELECT NULL FROM (SELECT pg_notify('{OUTBOX_CHANNEL}', '')
-                  FROM (SELECT 1 FROM queued UNION ALL SELECT 1 FROM hooked LIMIT 1) AS one
+                  FROM (SELECT 1 FROM queued UNION ALL SELECT 1 FROM hooked
+                        UNION ALL SELECT 1 FROM rated LIMIT 1) AS one
                   ) AS woken
 """
 
@@ -114,6 +121,7 @@ class Move(NamedTuple):
     message: TurnMessage | None  # the next turn's, for the outbox
     owner: str | None  # the game's: its webhook endpoints get ``hooks``
     hooks: Sequence[Hook]
+    rate_rounds: Sequence[int] = ()  # the rounds it ended, of a rated game: to be rated
 
     def row(self) -> dict[str, Any]:
         """The move as one record of ``MOVES``' input."""
@@ -129,7 +137,8 @@ class Move(NamedTuple):
                 "message_engine": None if message is None else message.engine,
                 "message_delay_ms": delay_ms(message),
                 "message_trace": None if message is None else message.trace,
-                "hooks": [{"type": h.type, "data": h.data} for h in self.hooks] or None}
+                "hooks": [{"type": h.type, "data": h.data} for h in self.hooks] or None,
+                "rate_rounds": [{"round": n} for n in self.rate_rounds] or None}
 
 
 def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:

@@ -13,7 +13,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from engine.events import Event, RoundStarted
+from engine.events import Event, RoundEnded, RoundStarted
 from engine.snapshot import event_to_dict
 from engine.state import LogEntry
 from services.domain import (
@@ -21,8 +21,8 @@ from services.domain import (
 )
 from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
-    ActionRow, AiUsageRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, OutboxRow, SeatRow,
-    utcnow,
+    ActionRow, AiUsageRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, OutboxRow,
+    RatingQueueRow, SeatRow, utcnow,
 )
 from services.store.moves import Move, MoveBatches, delay_ms
 from services.store.feed import CHANNEL, Notice
@@ -259,7 +259,7 @@ class SqlGameRepository:
               "payload": e.to_dict() if isinstance(e, SERVICE_EVENTS) else event_to_dict(e)}
              for offset, (round_no, e) in enumerate(
                  _by_round(entries[0].round_no if entries else 1, events), start=1)],
-            key, message, game.owner, hooks)
+            key, message, game.owner, hooks, _rounds_ended(game, events))
         if self._moves is not None:
             done = self._moves.write(move)
         else:
@@ -293,6 +293,11 @@ class SqlGameRepository:
         if move.message is not None:
             self._add_message(move.message, move.now)
         self._add_hooks(move.owner, move.hooks, move.now)
+        if move.rate_rounds:
+            connection.execute(insert(_table(RatingQueueRow)), [
+                {"game_id": move.game_id, "round": n, "created_at": move.now}
+                for n in move.rate_rounds])
+            self.wrote_messages = True  # (the relay sends the rater)
         return True
 
     def remember_written(self) -> None:
@@ -419,6 +424,13 @@ class SqlGameRepository:
 
     def ids(self) -> list[str]:
         return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))
+
+
+def _rounds_ended(game: Game, events: Sequence[Event | ServiceEvent]) -> list[int]:
+    """The rounds ``events`` end, of a rated game: its move queues them to be rated."""
+    if not game.rated:
+        return []
+    return [e.result.round_no for e in events if isinstance(e, RoundEnded)]
 
 
 def summary_of(row: GameRow) -> GameSummary:

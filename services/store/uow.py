@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from services.errors import Unavailable
 from services.store.moves import MoveBatches
 from services.store.players import SqlPlayers
+from services.store.ratings import SqlRatings
 from services.store.reads import GameReads
 from services.store.repository import SqlGameRepository, SqlKeyRepository, SqlOutbox
 from services.store.transient import is_transient
@@ -27,6 +28,7 @@ class SqlUnitOfWork:
     outbox: SqlOutbox
     webhooks: SqlWebhooks
     players: SqlPlayers
+    ratings: SqlRatings
 
     def __init__(self, sessions: sessionmaker[Session], reads: GameReads,
                  moves: MoveBatches | None = None,
@@ -45,6 +47,7 @@ class SqlUnitOfWork:
         self.outbox = SqlOutbox(lambda: self.session)
         self.webhooks = SqlWebhooks(lambda: self.session)
         self.players = SqlPlayers(lambda: self.session)
+        self.ratings = SqlRatings(lambda: self.session)
         return self
 
     @property

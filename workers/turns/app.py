@@ -14,12 +14,13 @@ from workers.turns.runtime import TurnRuntime
 from workers.turns.settings import TurnSettings
 # One queue per level, so that slow levels never starve fast ones; third-party bots
 # share one; sweeps, time limits and broker cleanup have their own; webhook attempts
-# theirs (a slow endpoint never delays a turn).
+# theirs (a slow endpoint never delays a turn); the rater its own.
 BOTS_QUEUE = "ai.bots"
 MAINTENANCE_QUEUE = "turns.maintenance"
 WEBHOOKS_QUEUE = "webhooks"
+RATINGS_QUEUE = "ratings"
 QUEUES = tuple(f"ai.{level}" for level in LEVELS) + (BOTS_QUEUE, MAINTENANCE_QUEUE,
-                                                     WEBHOOKS_QUEUE)
+                                                     WEBHOOKS_QUEUE, RATINGS_QUEUE)
 
 
 def queue_for(engine: str) -> str:

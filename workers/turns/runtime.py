@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from services.commands import RatingPolicy
 from services.container import Webhooks
 from services.ports import Decide, Fallback, UnitOfWork
 
@@ -17,3 +18,4 @@ class TurnRuntime:
     decide: Decide  # the seat's engine, over gRPC: may raise ``workers.rpc.client.AiError``
     fallback: Fallback  # what plays when it keeps failing, or a human runs out of time
     webhooks: Webhooks | None = None  # what the webhook attempts need
+    ratings: RatingPolicy = RatingPolicy()  # how rounds are rated

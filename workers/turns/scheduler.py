@@ -1,5 +1,6 @@
 """The service's ``TurnScheduler`` on Celery: each turn becomes a task on its level's
-queue (and its ``WebhookQueue``: each webhook message an attempt task). Tasks are sent
+queue (and its ``WebhookQueue``: each webhook message an attempt task; its
+``RatingQueue``: the rater). Tasks are sent
 by name, so the sender never imports the task code.
 
 Each message expires ``turn_expires_s`` after it is due, counted from when the move
@@ -8,11 +9,13 @@ sweep``) never finds an older copy still waiting to start."""
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
+from typing import Callable
 
 from celery import Celery
 
-from workers.turns.app import MAINTENANCE_QUEUE, WEBHOOKS_QUEUE, queue_for
+from workers.turns.app import MAINTENANCE_QUEUE, RATINGS_QUEUE, WEBHOOKS_QUEUE, queue_for
 
 # Longer time limits are not sent as countdown tasks: the sweeper finds them by their
 # deadline (a worker holds a countdown task in memory all along, and Redis hands it out
@@ -60,3 +63,23 @@ class CeleryWebhooks:
         self.app.send_task("president.deliver_webhook", args=(message_id, hand),
                            queue=WEBHOOKS_QUEUE, expires=self.wait_s, retry=True,
                            retry_policy=PUBLISH_RETRY)
+
+
+class CeleryRatings:
+    """The ``RatingQueue`` on Celery: the rater, a task on the ratings queue, sent at
+    most every ``every_s`` by this process (each one rates all that waits)."""
+
+    def __init__(self, app: Celery, every_s: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.app = app
+        self._every_s = every_s
+        self._clock = clock
+        self._sent = -every_s
+
+    def rate(self) -> None:
+        now = self._clock()
+        if now - self._sent < self._every_s:
+            return
+        self.app.send_task("president.rate_rounds", queue=RATINGS_QUEUE,
+                           expires=10 * self._every_s, retry=True, retry_policy=PUBLISH_RETRY)
+        self._sent = now

@@ -16,6 +16,7 @@ from sqlalchemy.exc import OperationalError
 from services.commands import Turn
 from services.errors import Unavailable
 from services.handlers.presence import expire
+from services.handlers.ratings import rate_all
 from services.handlers.turns import play_instead, postpone, sweep, take_ai_turn
 from services.handlers.webhooks import deliver, prune
 from workers.rpc.client import AiError, UnknownEngine
@@ -108,6 +109,11 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
         rt = runtime()
         assert rt.webhooks is not None
         return prune(rt.uow(), rt.webhooks.policy)
+
+    @app.task(name="president.rate_rounds", shared=False)
+    def rate_rounds() -> int:
+        rt = runtime()
+        return rate_all(rt.uow, rt.ratings)
 
     @app.task(name="president.expire_presence", shared=False)
     def expire_presence() -> int:

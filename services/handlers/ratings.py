@@ -1,0 +1,108 @@
+"""Ratings: OpenSkill's Plackett-Luce model over each rated round's finishing order
+(docs/ratings.md).
+
+The move that ends a round of a rated game writes the round to the rating queue, in its
+own transaction; the relay hands the queue to a rater (a Celery task on its own queue,
+or the API process without a broker), which rates the queued rounds in the order they
+ended, under one lock, each exactly once (``rated_rounds``' key, not luck), and writes
+each player's new rating, its history, and the ``rating.changed`` webhooks.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Callable, Iterable
+
+from openskill.models import PlackettLuce
+
+from services.commands import RatingPolicy
+from services.domain import (
+    AI_OWNER, ORIGIN, Game, Hook, PlayerRef, RatedRound, Rating, rated_player,
+)
+from services.ports import UnitOfWork
+
+BATCH = 200  # rounds rated in one transaction
+MODEL = PlackettLuce()  # OpenSkill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300
+
+
+def initial() -> Rating:
+    first = MODEL.rating()
+    return Rating(first.mu, first.sigma, first.ordinal(), 0)
+
+
+def pool_of(game: Game, policy: RatingPolicy) -> str:
+    """The pool a game's rounds are rated in: its preset and player count (or as the
+    policy merges them), and the season, if any, as a suffix."""
+    family = {"preset-players": f"{game.preset}-{len(game.seats)}",
+              "preset": game.preset, "one": "all"}[policy.pools]
+    return family if not policy.season else f"{family}.{policy.season}"
+
+
+def rate_all(uow_factory: Callable[[], UnitOfWork], policy: RatingPolicy) -> int:
+    """Rate every queued round, a batch at a time; how many were taken off the queue."""
+    total = 0
+    while done := rate_pending(uow_factory(), policy):
+        total += done
+    return total
+
+
+def rate_pending(uow: UnitOfWork, policy: RatingPolicy, limit: int = BATCH) -> int:
+    """Rate up to ``limit`` queued rounds, oldest first; how many were taken off the
+    queue. Whoever else rates at the same moment waits for this one's commit."""
+    with uow:
+        claimed = uow.ratings.claim(limit)
+        held: dict[tuple[str, PlayerRef], Rating] = {}
+        rounds: list[tuple[str, RatedRound]] = []
+        for game_id, round_no in claimed:
+            game = uow.games.get(game_id)
+            if game is None or round_no > len(game.state.results):
+                continue  # (deleted since: nothing to rate)
+            pool = pool_of(game, policy)
+            if uow.ratings.mark_rated(game_id, round_no, pool):
+                rounds += [(pool, r) for r in _rated(uow, game, round_no, pool, held)]
+        uow.ratings.save(rounds, held, _hooks(rounds))
+        uow.commit()
+    return len(claimed)
+
+
+def _rated(uow: UnitOfWork, game: Game, round_no: int, pool: str,
+           held: dict[tuple[str, PlayerRef], Rating]) -> list[RatedRound]:
+    """The round's rated players with their new ratings (``held`` updated: a player in
+    two rounds of a batch goes from the first's rating to the second)."""
+    result = game.state.results[round_no - 1]
+    places: dict[PlayerRef, list[int]] = defaultdict(list)
+    seats: dict[PlayerRef, int] = {}
+    for place, seat in enumerate(result.ranking, start=1):
+        ref = rated_player(game.seats[seat])
+        if ref is not None:
+            places[ref].append(place)
+            seats.setdefault(ref, seat)
+    if len(places) < 2:
+        return []  # nobody to be ranked against
+    refs = list(places)
+    stored = uow.ratings.get(pool, [r for r in refs if (pool, r) not in held])
+    before = [held.get((pool, r)) or stored.get(r) or initial() for r in refs]
+    # A level that holds several seats is one player: ranked at its seats' mean place.
+    ranks = [sum(places[r]) / len(places[r]) for r in refs]
+    teams = MODEL.rate([[MODEL.rating(mu=b.mu, sigma=b.sigma)] for b in before], ranks=ranks)
+    rated = []
+    for ref, was, (after,) in zip(refs, before, teams):
+        rating = Rating(after.mu, after.sigma, after.ordinal(), was.rounds + 1)
+        held[(pool, ref)] = rating
+        seat = seats[ref]
+        rated.append(RatedRound(ref, game.id, round_no, places[ref][0],
+                                result.roles[seat].value, result.points[seat], rating))
+    return rated
+
+
+def _hooks(rounds: Iterable[tuple[str, RatedRound]]) -> dict[str, list[Hook]]:
+    """``rating.changed`` for each key's player (the AI levels belong to no key)."""
+    hooks: dict[str, list[Hook]] = defaultdict(list)
+    for pool, r in rounds:
+        if r.ref.owner != AI_OWNER and not r.ref.owner.startswith(ORIGIN):
+            hooks[r.ref.owner].append(Hook("rating.changed", {
+                "pool": pool, "player_id": r.ref.player, "game_id": r.game_id,
+                "round": r.round_no, "place": r.place, "mu": r.rating.mu,
+                "sigma": r.rating.sigma, "ordinal": r.rating.ordinal,
+                "rounds": r.rating.rounds}))
+    return hooks
