@@ -236,6 +236,7 @@ class PlayedFor:
 
 
 AI_OWNER = ""  # the AI levels are players of no key: every key sees them
+AI_PREFIX = "ai:"  # their player ids ("ai:hard"): no key's player has one
 
 
 class PlayerRef(NamedTuple):
@@ -253,7 +254,7 @@ def rated_player(seat: Seat) -> PlayerRef | None:
     if seat.player is not None and seat.player_key is not None:
         return PlayerRef(seat.player_key, seat.player)
     if seat.kind == "ai" and seat.engine is not None:
-        return PlayerRef(AI_OWNER, f"ai:{seat.engine}")
+        return PlayerRef(AI_OWNER, AI_PREFIX + seat.engine)
     return None
 
 

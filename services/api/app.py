@@ -19,6 +19,7 @@ from services.api.docs import docs
 from services.api.problems import HTTP_CODES, from_error, problem
 from services.api.render import rendered_cache
 from services.api.routes import v1
+from services.api.ratings import ratings
 from services.api.tables import tables
 from services.handlers.presence import Presence
 from services.api.webhooks import hooks
@@ -75,6 +76,7 @@ def create_app(container: Container, rendered_bytes: int | None = None) -> APIFl
                                                  int(defaulted("PRESIDENT_STREAMS_PER_CLIENT")))
     app.register_blueprint(v1)
     app.register_blueprint(tables)
+    app.register_blueprint(ratings)
     app.register_blueprint(hooks)
     _cors(app, defaulted("PRESIDENT_CORS_ORIGINS"))
     app.register_blueprint(web)

@@ -13,6 +13,8 @@ TAGS = [
     {"name": "Games", "description": "create games, read them as a seat or a spectator, play"},
     {"name": "Tables", "description": "open seats and invites, joining, starting early, "
                                       "cancelling, leaving, rematches (docs/lobby.md)"},
+    {"name": "Ratings", "description": "leaderboards, players' ratings and figures "
+                                       "(docs/ratings.md)"},
     {"name": "History", "description": "games, finished rounds and replays"},
     {"name": "Rules", "description": "presets and every rules option"},
     {"name": "Webhooks", "description": "endpoints a client key's games call, signed "

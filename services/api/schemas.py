@@ -238,6 +238,61 @@ class ReplayOut(BaseModel):
     events: list[dict[str, Any]]
 
 
+class LeaderboardQuery(Strict):
+    limit: int = Field(20, ge=1, le=100, description="standings a page; with around, "
+                       "neighbours on each side")
+    cursor: str | None = Field(None, max_length=300, description="next_cursor of the page "
+                               "before")
+    around: str | None = Field(None, min_length=1, max_length=64, description="a player id "
+                               "(the key's own, or ai:<level>): that player among its "
+                               "neighbours")
+
+
+class RatingOut(BaseModel):
+    mu: float
+    sigma: float
+    ordinal: float = Field(description="mu - 3 sigma: the conservative rating boards "
+                           "order by")
+    rounds: int = Field(description="rated rounds")
+
+
+class StandingOut(RatingOut):
+    rank: int = Field(description="1: the best on this board")
+    player_id: str = Field(description="the key's own id, or ai:<level> for an AI level")
+
+
+class LeaderboardOut(BaseModel):
+    pool: str
+    standings: list[StandingOut]
+    next_cursor: str | None = Field(description="null on the last page (and with around)")
+
+
+class RatedRoundOut(BaseModel):
+    game_id: str
+    round: int
+    place: int = Field(description="1: the Président")
+    role: str
+    points: int
+    mu: float
+    sigma: float
+    ordinal: float
+
+
+class PoolOut(RatingOut):
+    pool: str
+    series: int = Field(description="series with a rated round")
+    president_rate: float = Field(description="share of its rated rounds as Président")
+    trou_rate: float = Field(description="share of its rated rounds as Trou du cul")
+    mean_points: float = Field(description="mean points a rated round")
+    history: list[RatedRoundOut] = Field(description="its last rated rounds in this pool, "
+                                         "newest first, with its rating after each")
+
+
+class PlayerOut(BaseModel):
+    player_id: str
+    pools: list[PoolOut]
+
+
 class WebhookIn(Body):
     url: str = Field(max_length=2048, description="http(s) URL the service POSTs to; "
                      "must resolve to a public address")

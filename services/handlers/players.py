@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
-from services.domain import Caller, GameSummary
+from services.domain import AI_PREFIX, Caller, GameSummary
 from services.errors import BadPlayer, KeyRequired, MissingScope, PlayerNotFound
 from services.handlers.common import decode_cursor, encode_cursor, valid_status
 from services.ports import UnitOfWork
@@ -35,6 +35,8 @@ def _check(what: str, text: str) -> None:
     if not 0 < len(text) <= LENGTH or not text.isprintable() or text != text.strip():
         raise BadPlayer(f"a {what} is 1 to {LENGTH} printable characters, with no space "
                         "at either end")
+    if what == "player_id" and text.startswith(AI_PREFIX):
+        raise BadPlayer(f"player ids starting {AI_PREFIX!r} are the AI levels'")
 
 
 def player_games(player_id: str, status: str | None, limit: int, cursor: str | None,

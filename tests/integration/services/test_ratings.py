@@ -13,14 +13,19 @@ from sqlalchemy import Engine, func, select
 
 from bootstrap import decide_here
 from engine import observe
-from services.commands import Act, CreateGame, RatingPolicy, SeatSpec
+from services.commands import Act, CreateGame, RatingPolicy, RegisterWebhook, SeatSpec
 from services.domain import AI_OWNER, ApiKey, Caller, PlayerRef, rated_player
 from services.handlers.games import create_game
 from services.handlers.moves import act
 from services.handlers.ratings import initial, pool_of, rate_all, rate_pending
+from services.handlers.webhooks import register
 from services.inline import InlineScheduler
 from services.ports import UnitOfWork
-from services.store.models import RatedRoundRow, RatingHistoryRow, RatingQueueRow
+from services.store import Store
+from services.store.models import (
+    RatedRoundRow, RatingHistoryRow, RatingQueueRow, WebhookMessageRow,
+)
+from test_webhook_store import POLICY as HOOKS, Allow, Plain
 from workers.ai import LEVELS
 
 UowFactory = Callable[[], UnitOfWork]
@@ -221,3 +226,23 @@ def test_a_players_figures_agree_with_its_rounds(uow_factory: UowFactory,
     assert summary.points == sum(points for _, points in places)
     assert math.isclose(summary.mean_points, summary.points / 6)
     assert history[0][1].rating.ordinal == summary.rating.ordinal  # newest first
+
+
+def test_a_rated_round_tells_the_key_s_webhooks_its_players_new_ratings(
+        store: Store, uow_factory: UowFactory, inline: InlineScheduler, db: Engine) -> None:
+    hooked = Caller(ApiKey("k1", "app", frozenset({"webhooks", "games:create-human",
+                                                   "games:create-ai", "games:read"})))
+    register(RegisterWebhook("https://hooks.example.com/", ("rating.changed",)), store.uow(),
+             hooked, Allow(), Plain(), HOOKS)
+    game_id, token = _rated_game(uow_factory)
+    _play_out(uow_factory, game_id, token)
+    rate_all(uow_factory, POLICY)
+    with db.connect() as connection:
+        sent = connection.execute(select(WebhookMessageRow.type, WebhookMessageRow.data)).all()
+    assert [kind for kind, _ in sent] == ["rating.changed"]  # ann's: the AI levels are no key's
+    data = sent[0][1]
+    with uow_factory() as uow:
+        stored = uow.ratings.get("classic-4", [PlayerRef("k1", "ann")])[PlayerRef("k1", "ann")]
+    assert (data["player_id"], data["pool"], data["game_id"], data["round"]) == (
+        "ann", "classic-4", game_id, 1)
+    assert math.isclose(data["ordinal"], stored.ordinal) and data["rounds"] == 1
