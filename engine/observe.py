@@ -15,7 +15,7 @@ from typing import NamedTuple
 from engine.cards import Card, cards_of
 from engine.events import CardsGiven, Event, RoundEnded
 from engine.game import generate
-from engine.outcome import Outcome, Role, RoundResult
+from engine.outcome import Exchange, Outcome, Role, RoundResult
 from engine.plays import Action, Give, Play
 from engine.rules import Rules
 from engine.state import Phase, State
@@ -53,13 +53,14 @@ class View:
     passed: tuple[int, ...]  # seats that passed in this trick
     went_out: tuple[int, ...]  # seats in the order they went out this round
     penalized: tuple[int, ...]  # seats that went out on the strongest rank (no_finish_on_two)
-    roles: tuple[Role, ...] | None  # from the previous round
+    roles: tuple[Role, ...] | None  # from the previous round (once over: the last one's)
     scores: tuple[int, ...]
-    leader: int  # who leads (led) this round
+    leader: int  # who leads (led) this round's first trick
     pending: tuple[tuple[int, int, int], ...]  # exchange gifts owed: (giver, receiver, count)
     exchanges: tuple[ExchangeView, ...]  # this round's exchanges
     history: tuple[HistoryEntry, ...]  # the series' actions, oldest first
-    results: tuple[RoundResult, ...]  # finished rounds (exchanges redacted)
+    results: tuple[RoundResult, ...]  # finished rounds (their exchanges: below)
+    result_exchanges: tuple[tuple[ExchangeView, ...], ...]  # each finished round's
     legal_actions: tuple[Action, ...]  # empty unless this seat is to act
     outcome: Outcome | None
 
@@ -70,6 +71,14 @@ class View:
     @property
     def players(self) -> int:
         return len(self.hand_sizes)
+
+    @property
+    def trick_leader(self) -> int:
+        """Who leads the trick under way: its first play's seat, or the seat to lead it
+        (in the exchange, and once the series is over: the round's first leader)."""
+        if self.trick:
+            return self.trick[0][0]
+        return self.to_act if self.phase is Phase.PLAY else self.leader
 
     @property
     def my_turn(self) -> bool:
@@ -86,16 +95,9 @@ def observe(state: State, seat: int | None, *, history: bool = True) -> View:
     the series and is most of the cost of a view late in a long one."""
     if seat is not None and not 0 <= seat < state.players:
         raise ValueError(f"there is no seat {seat} at this table")
-    exchanges = tuple(
-        ExchangeView(e.giver, e.receiver, e.mask.bit_count(),
-                     cards_of(e.mask) if _sees(seat, e.giver, e.receiver) else None, e.automatic)
-        for e in state.exchanges)
-    entries = tuple(
-        HistoryEntry(e.round_no, e.seat,
-                     None if isinstance(e.action, Give) and seat != e.seat else e.action)
-        for e in state.log_entries()) if history else ()
-    results = tuple(_redact_result(r, seat) for r in state.results)
+    entries = _history(state, seat) if history else ()
     mine = seat is not None and seat == state.to_act and state.phase is not Phase.OVER
+    over = state.phase is Phase.OVER
     return View(
         seat=seat, rules=state.rules, round_no=state.round_no, phase=state.phase,
         to_act=state.to_act, hand=cards_of(state.hands[seat]) if seat is not None else (),
@@ -104,10 +106,32 @@ def observe(state: State, seat: int | None, *, history: bool = True) -> View:
         passed=tuple(s for s in range(state.players) if state.passed >> s & 1),
         went_out=state.went_out,
         penalized=tuple(s for s in range(state.players) if state.penalized >> s & 1),
-        roles=state.roles, scores=state.scores, leader=state.leader,
-        pending=state.pending, exchanges=exchanges,
-        history=entries, results=results,
+        roles=state.results[-1].roles if over and state.results else state.roles,
+        scores=state.scores, leader=state.leader, pending=state.pending,
+        exchanges=_exchanges(state.exchanges, seat), history=entries,
+        results=tuple(replace(r, exchanges=()) for r in state.results),
+        result_exchanges=tuple(_exchanges(r.exchanges, seat) for r in state.results),
         legal_actions=tuple(generate(state)) if mine else (), outcome=state.outcome)
+
+
+def _exchanges(exchanges: tuple[Exchange, ...], seat: int | None) -> tuple[ExchangeView, ...]:
+    """Every exchange, its cards for the two seats it was between only."""
+    return tuple(ExchangeView(e.giver, e.receiver, e.mask.bit_count(),
+                              cards_of(e.mask) if _sees(seat, e.giver, e.receiver) else None,
+                              e.automatic) for e in exchanges)
+
+
+def _history(state: State, seat: int | None) -> tuple[HistoryEntry, ...]:
+    """The series' actions; a gift's cards only for its giver and its receiver."""
+    rounds = [*(r.exchanges for r in state.results), state.exchanges]
+    receivers = {(n, e.giver): e.receiver for n, exchanges in enumerate(rounds, start=1)
+                 for e in exchanges if not e.automatic}
+    return tuple(
+        HistoryEntry(e.round_no, e.seat,
+                     None if isinstance(e.action, Give)
+                     and seat not in (e.seat, receivers.get((e.round_no, e.seat)))
+                     else e.action)
+        for e in state.log_entries())
 
 
 def _redact_result(result: RoundResult, seat: int | None) -> RoundResult:

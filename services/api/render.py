@@ -8,7 +8,7 @@ from typing import Any
 from flask import Response, jsonify
 
 from engine import (
-    PRESETS, ExchangeView, Outcome, Rules, View, cards_of, describe_options,
+    PRESETS, ExchangeView, Outcome, Rules, View, describe_options,
 )
 from engine.snapshot import event_to_dict
 from services.domain import SERVICE_EVENTS, GameSummary, Seat
@@ -37,7 +37,7 @@ def view_json(v: View) -> dict[str, Any]:
         "discard": [str(c) for c in v.discard], "reversed": v.reversed,
         "passed": list(v.passed), "went_out": list(v.went_out), "penalized": list(v.penalized),
         "roles": None if v.roles is None else [r.value for r in v.roles],
-        "scores": list(v.scores), "leader": v.leader,
+        "scores": list(v.scores), "leader": v.trick_leader,
         "pending": [{"giver": g, "receiver": r, "count": c} for g, r, c in v.pending],
         "exchanges": [_exchange(e) for e in v.exchanges],
         "results": [r.to_dict() for r in v.results],
@@ -103,17 +103,16 @@ def seat_json(seat: Seat) -> dict[str, Any]:
 
 
 def rounds_json(view: View) -> list[dict[str, Any]]:
-    """Each finished round: places, roles, points, the exchanges the caller may see, and
-    its action log (gifts the caller may not see show as null)."""
+    """Each finished round: places, roles, points, its exchanges (their cards for the
+    seats they were between only), and its action log (gifts the caller may not see show
+    as null)."""
     actions: dict[int, list[dict[str, Any]]] = {}
     for h in view.history:
         actions.setdefault(h.round_no, []).append(
             {"seat": h.seat, "action": None if h.action is None else str(h.action)})
-    return [{**r.to_dict(),
-             "exchanges": [{"giver": e.giver, "receiver": e.receiver,
-                            "cards": [str(c) for c in cards_of(e.mask)],
-                            "automatic": e.automatic} for e in r.exchanges],
-             "actions": actions.get(r.round_no, [])} for r in view.results]
+    return [{**r.to_dict(), "exchanges": [_exchange(e) for e in exchanges],
+             "actions": actions.get(r.round_no, [])}
+            for r, exchanges in zip(view.results, view.result_exchanges)]
 
 
 def summary_json(g: GameSummary) -> dict[str, Any]:

@@ -126,9 +126,12 @@ class ViewOut(BaseModel):
     passed: list[int]
     went_out: list[int]
     penalized: list[int]
-    roles: list[str] | None
+    roles: list[str] | None = Field(description="the roles this round is played under "
+                                    "(from the round before); once the series is over, "
+                                    "those its last round gave")
     scores: list[int]
-    leader: int = Field(description="the seat that leads (or led) this round's first trick")
+    leader: int = Field(description="the seat that leads the trick under way (during the "
+                        "exchange: the round's first trick)")
     pending: list[PendingOut]
     exchanges: list[ExchangeOut]
     results: list[ResultOut]

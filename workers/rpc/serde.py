@@ -13,8 +13,8 @@ from functools import lru_cache
 from typing import Sequence
 
 from engine import (
-    Card, Exchange, ExchangeView, HistoryEntry, Phase, Play, Role, RoundResult, Rules, View,
-    cards_of, mask_of, parse_action, parse_cards,
+    Card, ExchangeView, HistoryEntry, Phase, Play, Role, RoundResult, Rules, View,
+    parse_action, parse_cards,
 )
 from engine.plays import Action
 from president.ai.v1 import ai_pb2 as pb
@@ -104,21 +104,19 @@ def exchange_from_proto(m: pb.ExchangeView) -> ExchangeView:
     return ExchangeView(m.giver, m.receiver, m.count, cards, m.automatic)
 
 
-def result_to_proto(r: RoundResult) -> pb.RoundResult:
+def result_to_proto(r: RoundResult, exchanges: tuple[ExchangeView, ...]) -> pb.RoundResult:
+    """A finished round as a view has it: its exchanges as the viewer saw them."""
     return pb.RoundResult(
         round=r.round_no, went_out=r.went_out, ranking=r.ranking,
         roles=[_ROLES[x] for x in r.roles], points=r.points, penalized=r.penalized,
-        exchanges=[exchange_to_proto(ExchangeView(e.giver, e.receiver, e.mask.bit_count(),
-                                                  cards_of(e.mask), e.automatic))
-                   for e in r.exchanges])
+        exchanges=[exchange_to_proto(e) for e in exchanges])
 
 
-def result_from_proto(m: pb.RoundResult) -> RoundResult:
-    exchanges = tuple(Exchange(e.giver, e.receiver, mask_of(cards_from_proto(e.cards)),
-                               e.automatic) for e in m.exchanges)
-    return RoundResult(m.round, tuple(m.went_out), tuple(m.ranking),
-                       tuple(role_from_proto(x) for x in m.roles), tuple(m.points),
-                       tuple(m.penalized), exchanges)
+def result_from_proto(m: pb.RoundResult) -> tuple[RoundResult, tuple[ExchangeView, ...]]:
+    return (RoundResult(m.round, tuple(m.went_out), tuple(m.ranking),
+                        tuple(role_from_proto(x) for x in m.roles), tuple(m.points),
+                        tuple(m.penalized), ()),
+            tuple(exchange_from_proto(e) for e in m.exchanges))
 
 
 def history_to_proto(h: HistoryEntry) -> pb.HistoryEntry:
@@ -151,7 +149,7 @@ def view_to_proto(view: View) -> pb.SeatView:
         pending=[pb.PendingGift(giver=g, receiver=r, count=c) for g, r, c in view.pending],
         exchanges=[exchange_to_proto(e) for e in view.exchanges],
         history=[history_to_proto(h) for h in view.history],
-        results=[result_to_proto(r) for r in view.results],
+        results=[result_to_proto(r, x) for r, x in zip(view.results, view.result_exchanges)],
         legal_actions=[action_to_proto(a) for a in view.legal_actions])
 
 
@@ -165,6 +163,7 @@ def view_from_proto(m: pb.SeatView) -> View:
         if not isinstance(play, Play) or not play:
             raise ValueError(f"{t.play!r} is not a play that can be on the table")
         trick.append((t.seat, play))
+    results = [result_from_proto(r) for r in m.results]
     return View(
         seat=m.seat, rules=rules_from_proto(m.rules), round_no=m.round,
         phase=_PHASES_BACK[m.phase], to_act=m.to_act, hand=cards_from_proto(m.hand),
@@ -175,7 +174,8 @@ def view_from_proto(m: pb.SeatView) -> View:
         leader=m.leader, pending=tuple((p.giver, p.receiver, p.count) for p in m.pending),
         exchanges=tuple(exchange_from_proto(e) for e in m.exchanges),
         history=history_from_proto(m.history),
-        results=tuple(result_from_proto(r) for r in m.results),
+        results=tuple(r for r, _ in results),
+        result_exchanges=tuple(x for _, x in results),
         legal_actions=tuple(action_from_proto(a) for a in m.legal_actions), outcome=None)
 
 

@@ -5,7 +5,7 @@ Requests are built the way the service builds them (``request_to_proto`` of
 anywhere in the serialized request is read back as cards; a card that another seat holds
 right now may only appear where this seat legitimately knows it: it gave that card in
 this round's exchange. Earlier rounds were dealt differently, so their history and
-results are checked for what stays private there: other seats' gifts.
+results are checked for what stays private there: gifts between other seats.
 """
 
 from __future__ import annotations
@@ -57,9 +57,12 @@ def leaks(request: pb.DecideRequest, state: State, seat: int) -> list[str]:
         if owners and not gave & card.bit:
             out.append(f"{where}: {card} of seat {owners[0]}")
     view = request.view
+    rounds = [*(r.exchanges for r in state.results), state.exchanges]
+    receiver = {(n, e.giver): e.receiver for n, exchanges in enumerate(rounds, start=1)
+                for e in exchanges if not e.automatic}
     for i, entry in enumerate(view.history):
-        if entry.seat != seat and (entry.action.startswith("give") or
-                                   (entry.hidden and entry.action)):
+        if seat not in (entry.seat, receiver.get((entry.round, entry.seat))) and (
+                entry.action.startswith("give") or (entry.hidden and entry.action)):
             out.append(f"view.history[{i}]: seat {entry.seat}'s gift {entry.action!r}")
     for i, exchange in enumerate(view.exchanges):
         if seat not in (exchange.giver, exchange.receiver) and (
@@ -67,7 +70,8 @@ def leaks(request: pb.DecideRequest, state: State, seat: int) -> list[str]:
             out.append(f"view.exchanges[{i}]: cards of {exchange.giver}->{exchange.receiver}")
     for r, result in enumerate(view.results):
         for i, exchange in enumerate(result.exchanges):
-            if seat not in (exchange.giver, exchange.receiver):
+            if seat not in (exchange.giver, exchange.receiver) and (
+                    exchange.cards_known or len(exchange.cards)):
                 out.append(f"view.results[{r}].exchanges[{i}]: "
                            f"{exchange.giver}->{exchange.receiver}")
     return out

@@ -36,7 +36,8 @@ from workers.ai import LEVELS, decide as ai_decide
 from workers.rpc.client import AiUnavailable, UnknownEngine
 from workers.turns import embedded
 from workers.turns.app import (
-    BOTS_QUEUE, MAINTENANCE_QUEUE, QUEUES, WEBHOOKS_QUEUE, make_celery, queue_for,
+    BOTS_QUEUE, MAINTENANCE_QUEUE, QUEUES, RATINGS_QUEUE, WEBHOOKS_QUEUE, make_celery,
+    queue_for,
 )
 from bootstrap import FALLBACK
 from workers.turns.runtime import TurnRuntime
@@ -178,10 +179,11 @@ def test_each_built_in_level_has_its_queue_and_bots_share_one() -> None:
         assert queue_for(level) == f"ai.{level}"
     for other in ("mybot", "greedy", "Easy", "easy ", "", "bots", "ai.easy"):
         assert queue_for(other) == BOTS_QUEUE == "ai.bots"
-    assert len(QUEUES) == len(set(QUEUES)) == len(LEVELS) + 3
-    assert set(QUEUES) == {f"ai.{level}" for level in LEVELS} | {BOTS_QUEUE, MAINTENANCE_QUEUE,
-                                                                  WEBHOOKS_QUEUE}
-    assert {MAINTENANCE_QUEUE, WEBHOOKS_QUEUE}.isdisjoint({queue_for(level) for level in LEVELS})
+    assert len(QUEUES) == len(set(QUEUES)) == len(LEVELS) + 4
+    assert set(QUEUES) == {f"ai.{level}" for level in LEVELS} | {
+        BOTS_QUEUE, MAINTENANCE_QUEUE, WEBHOOKS_QUEUE, RATINGS_QUEUE}
+    assert {MAINTENANCE_QUEUE, WEBHOOKS_QUEUE, RATINGS_QUEUE}.isdisjoint(
+        {queue_for(level) for level in LEVELS})
 
 
 def test_make_celery_registers_the_tasks_acknowledged_on_receipt_and_a_sweep() -> None:

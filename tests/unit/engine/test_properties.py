@@ -528,7 +528,7 @@ def assert_view_hides_other_hands(state: State, seat: int | None) -> None:
 
     # Everything about the current round, history of this round included.
     current = dataclasses.replace(
-        view, results=(),
+        view, results=(), result_exchanges=(),
         history=tuple(h for h in view.history if h.round_no == state.round_no))
     leaked = cards_in(current) & hidden & ~known
     assert leaked == 0, f"seat {seat} sees {cards_of(leaked)} of another hand"
@@ -542,19 +542,27 @@ def assert_view_hides_other_hands(state: State, seat: int | None) -> None:
         else:
             assert ev.cards is None
 
-    # Earlier rounds: plays are public; a gift only for the seat that made it; the round
-    # results keep only the exchanges the seat took part in.
+    # Earlier rounds: plays are public; a gift only for the seat that made it and the one
+    # that received it; each round's exchanges all listed, their cards only for those two.
+    rounds = [*(r.exchanges for r in state.results), state.exchanges]
+    receiver = {(n, e.giver): e.receiver for n, exchanges in enumerate(rounds, start=1)
+                for e in exchanges if not e.automatic}
     for entry, logged in zip(view.history, state.log_entries()):
         assert (entry.round_no, entry.seat) == (logged.round_no, logged.seat)
-        if isinstance(logged.action, Give) and entry.seat != seat:
+        if isinstance(logged.action, Give) and seat not in (
+                entry.seat, receiver[(entry.round_no, entry.seat)]):
             assert entry.action is None
         else:
             assert entry.action == logged.action
-    assert len(view.results) == len(state.results)
-    for shown, result in zip(view.results, state.results):
-        assert shown.exchanges == tuple(
-            e for e in result.exchanges if seat is not None and seat in (e.giver, e.receiver))
-        assert dataclasses.replace(shown, exchanges=()) == dataclasses.replace(result, exchanges=())
+    assert len(view.results) == len(view.result_exchanges) == len(state.results)
+    for shown, exchanges, result in zip(view.results, view.result_exchanges, state.results):
+        assert len(exchanges) == len(result.exchanges)
+        for ev, ex in zip(exchanges, result.exchanges):
+            assert (ev.giver, ev.receiver, ev.count) == (ex.giver, ex.receiver,
+                                                         ex.mask.bit_count())
+            sees = seat is not None and seat in (ex.giver, ex.receiver)
+            assert ev.cards == (cards_of(ex.mask) if sees else None)
+        assert shown == dataclasses.replace(result, exchanges=())
 
 
 @settings(GAME, max_examples=40)

@@ -56,7 +56,8 @@ def test_the_sample_holds_every_kind_of_view() -> None:
     assert any(any(e.automatic for e in v.exchanges) for v in VIEWS)
     assert any(any(h.action is None for h in v.history) for v in VIEWS)  # hidden gifts
     assert any(any(isinstance(h.action, Give) for h in v.history) for v in VIEWS)
-    assert any(any(r.exchanges for r in v.results) for v in VIEWS)
+    assert any(any(x for x in v.result_exchanges) for v in VIEWS)
+    assert any(any(e.cards is None for x in v.result_exchanges for e in x) for v in VIEWS)
     assert any(v.reversed for v in VIEWS)
     assert any(any(p.is_straight and p.jokers for _, p in v.trick) for v in VIEWS
                ) or any(any(isinstance(h.action, Play) and h.action.is_straight
@@ -217,8 +218,8 @@ MALFORMED: dict[str, tuple[Callable[[pb.DecideRequest], object], str]] = {
     "unknown card in an exchange":
         (lambda r: _exchange_cards(r).cards.__setitem__(0, "ZZ"), "ZZ"),
     "unknown card in a result's exchange":
-        (lambda r: r.view.results[0].exchanges.add(giver=0, receiver=1, count=1, cards=["ZZ"]),
-         "ZZ"),
+        (lambda r: r.view.results[0].exchanges.add(giver=0, receiver=1, count=1, cards=["ZZ"],
+                                                   cards_known=True), "ZZ"),
     "phase 0 (unspecified)": (lambda r: _set(r.view, "phase", pb.PHASE_UNSPECIFIED), "phase"),
     "unknown phase value": (lambda r: _set(r.view, "phase", 7), "phase 7"),
     "role 0 (unspecified)":
