@@ -137,6 +137,11 @@ class GameRepository(Protocol):
 
     def ids(self) -> list[str]: ...
 
+    def finished(self, owner: str, since: datetime | None,
+                 after: tuple[str, datetime] | None, limit: int) -> list[tuple[str, datetime]]:
+        """(id, when it finished) of ``owner``'s finished games in that order, from
+        ``since``, strictly after ``after``."""
+
     def active_count(self, owner: str | None) -> int:
         """How many of ``owner``'s games are under way."""
 

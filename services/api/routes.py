@@ -19,7 +19,8 @@ from services.api.render import (
     summary_json,
 )
 from services.api.schemas import (
-    ActIn, CreatedOut, CreateGameIn, EventsOut, EventsQuery, GameOut, GamesOut, GamesQuery,
+    ActIn, CreatedOut, CreateGameIn, EventsOut, EventsQuery, ExportQuery, GameOut, GamesOut,
+    GamesQuery,
     ReplayOut, RoundsOut, RulesOut, problems,
 )
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
@@ -27,6 +28,7 @@ from services.container import Container
 from services.domain import LARGEST_NUMBER, Caller
 from services.errors import BadEventNumber, BadIdempotencyKey, BadToken
 from services.handlers.events import events_after, round_events, series_over, wait_for_events
+from services.handlers.export import export
 from services.handlers.games import create_game, list_games, read_game
 from services.handlers.moves import act
 from services.handlers.presence import Presence
@@ -237,6 +239,27 @@ def get_games(query_data: GamesQuery) -> dict[str, Any]:
     games, cursor = list_games(query_data.status, query_data.limit, query_data.cursor,
                                _services().uow(), _caller(None))
     return {"games": [summary_json(g) for g in games], "next_cursor": cursor}
+
+
+@v1.get("/games/export")
+@v1.input(ExportQuery, location="query")
+@v1.doc(operation_id="exportGames", tags=["History"], security=KEY,
+        summary="The key's finished series as ndjson, in the order they finished: rules, "
+        "seed, seats and players, every round's deal, exchanges, actions, places, points",
+        responses={200: {"description": "one series a line (docs/ratings.md#export)",
+                         "content": {"application/x-ndjson": {}}},
+                   **problems(400, 401, 403)})
+def export_games(query_data: ExportQuery) -> Response:
+    series = export(query_data.since, _services().uow, _caller(None))
+    first = next(series, None)  # (a refusal is a problem, before the stream starts)
+
+    def lines() -> Iterator[str]:
+        if first is not None:
+            yield json.dumps(first) + "\n"
+            for one in series:
+                yield json.dumps(one) + "\n"
+
+    return Response(stream_with_context(lines()), mimetype="application/x-ndjson")
 
 
 @v1.get("/games/<string:game_id>/rounds")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -224,6 +225,11 @@ class GamesQuery(Strict):
     status: Status | None = None
     limit: int = Field(20, ge=1, le=100)
     cursor: str | None = Field(None, max_length=200, description="next_cursor of the page before")
+
+
+class ExportQuery(Strict):
+    since: datetime | None = Field(None, description="RFC 3339: series finished from then "
+                                   "on (no offset: UTC); omitted: all")
 
 
 class GamesOut(BaseModel):

@@ -400,6 +400,22 @@ class SqlGameRepository:
                                     and_(GameRow.created_at == created, GameRow.id < game_id)))
         return [summary_of(r) for r in self.session.scalars(query.limit(limit)).unique()]
 
+    def finished(self, owner: str, since: datetime | None,
+                 after: tuple[str, datetime] | None, limit: int) -> list[tuple[str, datetime]]:
+        """(id, when it finished) of ``owner``'s finished games, in that order, from
+        ``since``, strictly after ``after`` (index ix_games_waiting: status, updated_at)."""
+        query = (select(GameRow.id, GameRow.updated_at)
+                 .where(GameRow.status == "over", GameRow.owner == owner)
+                 .order_by(GameRow.updated_at, GameRow.id).limit(limit))
+        if since is not None:
+            query = query.where(GameRow.updated_at >= since)
+        if after is not None:
+            game_id, finished = after
+            query = query.where(or_(GameRow.updated_at > finished,
+                                    and_(GameRow.updated_at == finished,
+                                         GameRow.id > game_id)))
+        return [(game_id, aware(at)) for game_id, at in self.session.execute(query)]
+
     def active_count(self, owner: str | None) -> int:
         query = select(func.count()).select_from(GameRow).where(
             GameRow.owner.is_(None) if owner is None else GameRow.owner == owner,
