@@ -19,8 +19,10 @@ from engine.plays import Action
 from services.api.app import create_app
 from services.commands import RatingPolicy, TableDefaults, WebhookPolicy
 from services.container import Container, Webhooks
-from services.background import BackgroundRatings, BackgroundScheduler, BackgroundWebhooks
-from services.ports import Fallback, RatingQueue, TurnScheduler, WebhookQueue
+from services.background import (
+    BackgroundMatcher, BackgroundRatings, BackgroundScheduler, BackgroundWebhooks,
+)
+from services.ports import Fallback, Matcher, RatingQueue, TurnScheduler, WebhookQueue
 from services.relay import Relay
 from services.store import Store
 from services.store.secrets import FernetVault
@@ -28,7 +30,9 @@ from workers.ai import LEVELS, decide
 from workers.rpc.client import AiClient, engines_from_env, tls_roots_from_env
 from workers.turns.app import make_celery
 from workers.turns.runtime import TurnRuntime
-from workers.turns.scheduler import CeleryRatings, CeleryScheduler, CeleryWebhooks
+from workers.turns.scheduler import (
+    CeleryMatcher, CeleryRatings, CeleryScheduler, CeleryWebhooks,
+)
 from workers.turns.settings import TurnSettings
 from workers.webhooks.http import HttpSender
 
@@ -72,6 +76,7 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         scheduler: BackgroundScheduler | CeleryScheduler = background
         queue: WebhookQueue = BackgroundWebhooks(store.uow, hooks)
         ratings: RatingQueue = BackgroundRatings(store.uow, policy)
+        matcher: Matcher = BackgroundMatcher(store.uow, hooks.vault, table_defaults())
         engines = LEVELS
     else:
         settings = TurnSettings.from_env(broker_url=broker_url)
@@ -79,11 +84,12 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         scheduler = CeleryScheduler(app, settings.turn_expires_s)
         queue = CeleryWebhooks(app, hooks.policy.queue_wait_s)
         ratings = CeleryRatings(app)
+        matcher = CeleryMatcher(app)
         engines = tuple(engines_from_env())
     start_relay(store, scheduler, queue, hooks.policy, ratings)
     return Container(uow=store.uow, reads=store.reads, engines=engines,
                      ready=store.ready, defaults=table_defaults(), webhooks=hooks,
-                     ratings=policy)
+                     ratings=policy, matcher=matcher)
 
 
 def start_relay(store: Store, scheduler: TurnScheduler, webhook_queue: WebhookQueue,
@@ -163,4 +169,4 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
     hooks, policy = webhooks(), rating_policy()
     start_relay(store, scheduler, CeleryWebhooks(app, hooks.policy.queue_wait_s),
                 hooks.policy, CeleryRatings(app))
-    return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks, policy)
+    return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks, policy, table_defaults())

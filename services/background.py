@@ -18,12 +18,13 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import datetime, timezone
 from typing import Callable
 
-from services.commands import RatingPolicy, Turn
+from services.commands import RatingPolicy, TableDefaults, Turn
 from services.container import Webhooks
+from services.handlers.matchmaking import match
 from services.handlers.ratings import rate_all
 from services.handlers.turns import play_instead, take_ai_turn
 from services.handlers.webhooks import deliver
-from services.ports import Decide, Fallback, UnitOfWork
+from services.ports import Decide, Fallback, Secrets, UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -173,3 +174,43 @@ class BackgroundRatings:
     def join(self, timeout_s: float = 30.0) -> bool:
         """Wait until every round queued so far is rated (tests)."""
         return self._idle.wait(timeout_s)
+
+
+class BackgroundMatcher:
+    """Matchmaking when no broker is configured: a thread of this process, poked when a
+    ticket comes, seats the waiting tickets every ``every_s`` for as long as some wait
+    (several processes each match: the lock makes them take turns)."""
+
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], vault: Secrets,
+                 defaults: TableDefaults, every_s: float = 1.0) -> None:
+        self._uow_factory = uow_factory
+        self._vault = vault
+        self._defaults = defaults
+        self._every_s = every_s
+        self._wake = threading.Event()
+        self._started = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def poke(self) -> None:
+        with self._started:  # (on first use: after any fork)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="president-matcher",
+                                                daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            while self._waiting():
+                try:
+                    match(self._uow_factory(), self._vault, self._defaults)
+                except Exception:  # noqa: BLE001 - the tickets wait: the next round
+                    log.exception("matchmaking: could not seat the waiting tickets")
+                self._wake.wait(self._every_s)
+                self._wake.clear()
+
+    def _waiting(self) -> bool:
+        with self._uow_factory() as uow:
+            return uow.tickets.pending()

@@ -121,6 +121,18 @@ class Start:
 
 
 @dataclass(frozen=True)
+class OpenTicket:
+    """A key's player asks for a table: ``players`` seats of ``preset``, waiting up to
+    ``wait_s`` before the seats nobody took are filled with the AI level ``fill``."""
+
+    player: str
+    preset: str
+    players: int
+    wait_s: float
+    fill: str = "normal"
+
+
+@dataclass(frozen=True)
 class RatingPolicy:
     """How rounds are rated (the ``PRESIDENT_RATING_*`` settings): which games share a
     pool (``preset-players``: a preset and player count; ``preset``; ``one``), the

@@ -282,6 +282,26 @@ class RatedRound:
     rating: Rating
 
 
+@dataclass(frozen=True)
+class Ticket:
+    """A player waiting for a table of ``players`` seats of ``preset`` (docs/ratings.md):
+    ``waiting``, then ``matched`` (its game and seat) or ``cancelled``."""
+
+    id: str
+    owner: str  # the key's id
+    player: str
+    preset: str
+    players: int
+    pool: str
+    ordinal: float  # its rating in the pool when it came: what matches it with others
+    fill: str  # the AI level for the seats nobody took once the wait is over
+    created_at: datetime
+    expires_at: datetime
+    state: str = "waiting"
+    game_id: str | None = None
+    seat: int | None = None
+
+
 class Standing(NamedTuple):
     """A player on a leaderboard: its place (1: the best) and rating."""
 

@@ -200,3 +200,19 @@ class BadPlayer(BadRequest):
     """A player id is 1 to 64 printable characters, a name 1 to 64."""
 
     code = "bad_player"
+
+
+class TicketNotFound(ServiceError):
+    code = "ticket_not_found"
+
+
+class TicketExists(ServiceError):
+    """The player has a live ticket already: one at a time."""
+
+    code = "ticket_exists"
+
+
+class TicketNotWaiting(ServiceError):
+    """The ticket is matched (or cancelled) already."""
+
+    code = "ticket_not_waiting"

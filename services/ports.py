@@ -17,7 +17,7 @@ from engine.plays import Action
 from engine.state import LogEntry
 from services.domain import (
     Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayerRef,
-    PoolSummary, RatedRound, Rating, ServiceEvent, Standing, TurnMessage, Waiting,
+    PoolSummary, RatedRound, Rating, ServiceEvent, Standing, Ticket, TurnMessage, Waiting,
     WebhookEndpoint,
 )
 
@@ -207,6 +207,40 @@ class RatingRepository(Protocol):
         """The player's standing and figures in each pool it was rated in."""
 
 
+class TicketRepository(Protocol):
+    """Matchmaking tickets (``handlers.matchmaking``)."""
+
+    def add(self, ticket: Ticket) -> bool:
+        """False: the player has a live ticket already."""
+
+    def get(self, owner: str, ticket_id: str) -> Ticket | None: ...
+
+    def live(self, owner: str) -> int:
+        """How many of ``owner``'s tickets wait."""
+
+    def waiting(self, limit: int) -> list[Ticket]:
+        """The waiting tickets, oldest first; no one else matches until the unit of work
+        ends."""
+
+    def matched(self, ticket_id: str, game_id: str, seat: int, sealed_token: str) -> bool:
+        """The waiting ticket has its game; False if it was not waiting any more."""
+
+    def cancel(self, owner: str, ticket_id: str) -> bool:
+        """False if it was not waiting."""
+
+    def take_token(self, owner: str, ticket_id: str) -> str | None:
+        """The matched seat's sealed token, forgotten as it is taken (shown once)."""
+
+    def pending(self) -> bool:
+        """Whether any ticket waits."""
+
+
+class Matcher(Protocol):
+    """Runs matchmaking soon (a ticket came): Celery's task, or a thread of the API."""
+
+    def poke(self) -> None: ...
+
+
 class RatingQueue(Protocol):
     """Where the relay sends the rater when rounds wait to be rated."""
 
@@ -340,6 +374,9 @@ class UnitOfWork(Protocol):
 
     @property
     def ratings(self) -> RatingRepository: ...
+
+    @property
+    def tickets(self) -> TicketRepository: ...
 
     def __enter__(self) -> Self: ...
 

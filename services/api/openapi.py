@@ -15,6 +15,8 @@ TAGS = [
                                       "cancelling, leaving, rematches (docs/lobby.md)"},
     {"name": "Ratings", "description": "leaderboards, players' ratings and figures "
                                        "(docs/ratings.md)"},
+    {"name": "Matchmaking", "description": "a table found for a key's player: people of "
+                                           "close rating, AI for the seats left"},
     {"name": "History", "description": "games, finished rounds and replays"},
     {"name": "Rules", "description": "presets and every rules option"},
     {"name": "Webhooks", "description": "endpoints a client key's games call, signed "

@@ -302,6 +302,35 @@ class PlayerOut(BaseModel):
     pools: list[PoolOut]
 
 
+class TicketIn(Body):
+    player_id: str = Field(min_length=1, max_length=64, description="the key's player")
+    preset: str = Field("classic", description="the rules of the table")
+    players: int = Field(4, ge=3, le=8, description="the table's size")
+    wait_s: float = Field(30, ge=1, le=600, description="how long to wait for people; "
+                          "then the seats nobody took are filled with the AI level fill")
+    fill: str = Field("normal", description="the AI level for the seats left")
+
+
+class TicketQuery(Strict):
+    wait: float = Field(0, ge=0, le=30, description="long-poll: seconds to wait for the "
+                        "ticket to be matched")
+
+
+class TicketOut(BaseModel):
+    id: str
+    player_id: str
+    preset: str
+    players: int
+    pool: str = Field(description="the rating pool its player is matched in")
+    state: Literal["waiting", "matched", "cancelled"]
+    created_at: str
+    expires_at: str = Field(description="when the seats nobody took go to the AI")
+    game_id: str | None
+    seat: int | None
+    token: str | None = Field(description="the seat's secret bearer token: in the first "
+                              "answer after the match only")
+
+
 class WebhookIn(Body):
     url: str = Field(max_length=2048, description="http(s) URL the service POSTs to; "
                      "must resolve to a public address")

@@ -30,11 +30,11 @@ def initial() -> Rating:
     return Rating(first.mu, first.sigma, first.ordinal(), 0)
 
 
-def pool_of(game: Game, policy: RatingPolicy) -> str:
+def pool_of(preset: str, players: int, policy: RatingPolicy) -> str:
     """The pool a game's rounds are rated in: its preset and player count (or as the
     policy merges them), and the season, if any, as a suffix."""
-    family = {"preset-players": f"{game.preset}-{len(game.seats)}",
-              "preset": game.preset, "one": "all"}[policy.pools]
+    family = {"preset-players": f"{preset}-{players}", "preset": preset,
+              "one": "all"}[policy.pools]
     return family if not policy.season else f"{family}.{policy.season}"
 
 
@@ -57,7 +57,7 @@ def rate_pending(uow: UnitOfWork, policy: RatingPolicy, limit: int = BATCH) -> i
             game = uow.games.get(game_id)
             if game is None or round_no > len(game.state.results):
                 continue  # (deleted since: nothing to rate)
-            pool = pool_of(game, policy)
+            pool = pool_of(game.preset, len(game.seats), policy)
             if uow.ratings.mark_rated(game_id, round_no, pool):
                 rounds += [(pool, r) for r in _rated(uow, game, round_no, pool, held)]
         uow.ratings.save(rounds, held, _hooks(rounds))

@@ -320,6 +320,35 @@ class RatingHistoryRow(Base):
     rated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+WAITING = text("state = 'waiting'")
+
+
+class TicketRow(Base):
+    """A player waiting for a table (``handlers.matchmaking``); once matched, its game,
+    seat and that seat's token, encrypted until shown (once)."""
+
+    __tablename__ = "tickets"
+    __table_args__ = (Index("ix_tickets_live", "owner", "player", unique=True,
+                            postgresql_where=WAITING, sqlite_where=WAITING),
+                      Index("ix_tickets_waiting", "created_at",
+                            postgresql_where=WAITING, sqlite_where=WAITING))
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(32))  # the key's id
+    player: Mapped[str] = mapped_column(String(64))
+    preset: Mapped[str] = mapped_column(String(32))
+    players: Mapped[int] = mapped_column(Integer)  # the table's size
+    pool: Mapped[str] = mapped_column(String(80))
+    ordinal: Mapped[float] = mapped_column(Float)  # the player's rating when it came
+    fill: Mapped[str] = mapped_column(String(64))  # the AI level for the seats left
+    state: Mapped[str] = mapped_column(String(12))  # waiting | matched | cancelled
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    game_id: Mapped[str | None] = mapped_column(String(32))
+    seat: Mapped[int | None] = mapped_column(Integer)
+    sealed_token: Mapped[str | None] = mapped_column(Text)
+
+
 class SchemaReadersRow(Base):
     """The oldest code (by its newest migration) that still runs on this database: written
     by every migration run (``migrations/env.py``), read by ``/readyz`` of code older than

@@ -14,6 +14,7 @@ from services.errors import Unavailable
 from services.store.moves import MoveBatches
 from services.store.players import SqlPlayers
 from services.store.ratings import SqlRatings
+from services.store.tickets import SqlTickets
 from services.store.reads import GameReads
 from services.store.repository import SqlGameRepository, SqlKeyRepository, SqlOutbox
 from services.store.transient import is_transient
@@ -29,6 +30,7 @@ class SqlUnitOfWork:
     webhooks: SqlWebhooks
     players: SqlPlayers
     ratings: SqlRatings
+    tickets: SqlTickets
 
     def __init__(self, sessions: sessionmaker[Session], reads: GameReads,
                  moves: MoveBatches | None = None,
@@ -48,6 +50,7 @@ class SqlUnitOfWork:
         self.webhooks = SqlWebhooks(lambda: self.session)
         self.players = SqlPlayers(lambda: self.session)
         self.ratings = SqlRatings(lambda: self.session)
+        self.tickets = SqlTickets(lambda: self.session)
         return self
 
     @property

@@ -97,6 +97,9 @@ def _beat_schedule(settings: TurnSettings) -> dict[str, dict[str, object]]:
                   "options": {"queue": MAINTENANCE_QUEUE, "expires": settings.sweep_every_s}},
         "prune-webhooks": {"task": "president.prune_webhooks", "schedule": 3600.0,
                            "options": {"queue": MAINTENANCE_QUEUE, "expires": 3600}},
+        # waiting tickets seated (handlers.matchmaking)
+        "match": {"task": "president.match", "schedule": 1.0,
+                  "options": {"queue": MAINTENANCE_QUEUE, "expires": 1}},
         # seats not heard from lately are disconnected (handlers.presence)
         "expire-presence": {"task": "president.expire_presence", "schedule": 5.0,
                             "options": {"queue": MAINTENANCE_QUEUE, "expires": 5}},

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from services.commands import RatingPolicy
+from services.commands import RatingPolicy, TableDefaults
 from services.container import Webhooks
 from services.ports import Decide, Fallback, UnitOfWork
 
@@ -19,3 +19,4 @@ class TurnRuntime:
     fallback: Fallback  # what plays when it keeps failing, or a human runs out of time
     webhooks: Webhooks | None = None  # what the webhook attempts need
     ratings: RatingPolicy = RatingPolicy()  # how rounds are rated
+    defaults: TableDefaults = TableDefaults()  # what the games matchmaking makes get

@@ -83,3 +83,23 @@ class CeleryRatings:
         self.app.send_task("president.rate_rounds", queue=RATINGS_QUEUE,
                            expires=10 * self._every_s, retry=True, retry_policy=PUBLISH_RETRY)
         self._sent = now
+
+
+class CeleryMatcher:
+    """The ``Matcher`` on Celery: the matching task (beat's, every second, besides),
+    sent at most every ``every_s`` by this process."""
+
+    def __init__(self, app: Celery, every_s: float = 0.2,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.app = app
+        self._every_s = every_s
+        self._clock = clock
+        self._sent = -every_s
+
+    def poke(self) -> None:
+        now = self._clock()
+        if now - self._sent < self._every_s:
+            return
+        self.app.send_task("president.match", queue=MAINTENANCE_QUEUE, expires=1,
+                           retry=True, retry_policy=PUBLISH_RETRY)
+        self._sent = now

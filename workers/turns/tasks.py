@@ -15,6 +15,7 @@ from sqlalchemy.exc import OperationalError
 
 from services.commands import Turn
 from services.errors import Unavailable
+from services.handlers.matchmaking import match
 from services.handlers.presence import expire
 from services.handlers.ratings import rate_all
 from services.handlers.turns import play_instead, postpone, sweep, take_ai_turn
@@ -114,6 +115,12 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
     def rate_rounds() -> int:
         rt = runtime()
         return rate_all(rt.uow, rt.ratings)
+
+    @app.task(name="president.match", shared=False)
+    def match_tickets() -> int:
+        rt = runtime()
+        assert rt.webhooks is not None
+        return match(rt.uow(), rt.webhooks.vault, rt.defaults)
 
     @app.task(name="president.expire_presence", shared=False)
     def expire_presence() -> int:

@@ -92,7 +92,7 @@ def test_a_round_updates_each_player_as_plackett_luce_says(
     with uow_factory() as uow:
         game = uow.games.get(game_id)
     assert game is not None
-    pool = pool_of(game, POLICY)
+    pool = pool_of(game.preset, len(game.seats), POLICY)
     assert pool == "classic-4"
     refs = [rated_player(seat) for seat in game.seats]
     expected = {ref: (initial().mu, initial().sigma) for ref in refs}

@@ -49,7 +49,7 @@ UowFactory = Callable[[], UnitOfWork]
 ROOT = Path(__file__).resolve().parents[3]
 TASKS = ("president.ai_turn", "president.turn_timeout", "president.sweep",
          "president.broker_cleanup", "president.deliver_webhook", "president.prune_webhooks",
-         "president.expire_presence")
+         "president.expire_presence", "president.rate_rounds", "president.match")
 
 
 # --- settings --------------------------------------------------------------------------------
@@ -199,7 +199,8 @@ def test_make_celery_registers_the_tasks_acknowledged_on_receipt_and_a_sweep() -
     assert conf.task_default_queue == MAINTENANCE_QUEUE
     assert conf.task_serializer == "json"
     schedule = conf.beat_schedule
-    assert set(schedule) == {"sweep", "prune-webhooks", "expire-presence"}  # not embedded
+    assert set(schedule) == {"sweep", "prune-webhooks", "expire-presence", "match"}  # no
+    # broker cleanup: not embedded
     assert schedule["prune-webhooks"]["task"] == "president.prune_webhooks"
     assert schedule["sweep"]["task"] == "president.sweep"
     assert schedule["sweep"]["schedule"] == 7.0
@@ -226,7 +227,8 @@ def test_make_celery_on_the_embedded_broker_cleans_it_and_sets_its_polling(
     app = make_celery(settings)
     assert transport.polling_interval == 0.123
     schedule = app.conf.beat_schedule
-    assert set(schedule) == {"sweep", "prune-webhooks", "expire-presence", "broker-cleanup"}
+    assert set(schedule) == {"sweep", "prune-webhooks", "expire-presence", "match",
+                             "broker-cleanup"}
     assert schedule["broker-cleanup"]["task"] == "president.broker_cleanup"
     assert schedule["broker-cleanup"]["options"]["queue"] == MAINTENANCE_QUEUE
     assert set(TASKS) <= set(app.tasks)
