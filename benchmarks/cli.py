@@ -65,6 +65,14 @@ def _webhooks(args: argparse.Namespace) -> int:
     return _print(report, args.json, format_webhooks)
 
 
+def _ratings(args: argparse.Namespace) -> int:
+    from benchmarks.ratings import bench_ratings, format_ratings
+
+    report = bench_ratings(args.database_url, players=args.players, series=args.series,
+                           tickets=args.tickets)
+    return _print(report, args.json, format_ratings)
+
+
 def _chaos(args: argparse.Namespace) -> int:
     from benchmarks.chaos import FAULTS, bench_chaos, format_chaos
 
@@ -155,6 +163,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     hooks.add_argument("--threads", type=int, default=8, help="threads making moves at once")
     hooks.add_argument("--json", action="store_true", help="print JSON")
     hooks.set_defaults(func=_webhooks)
+
+    ratings = bench_sub.add_parser("ratings", help="leaderboards, around, the rater and the "
+                                   "matcher on a pool of rated players (PostgreSQL)")
+    ratings.add_argument("--database-url", default="postgresql://postgres@127.0.0.1:5432/test",
+                         help="the benchmark uses a schema bench_ratings of its own")
+    ratings.add_argument("--players", type=int, default=100_000)
+    ratings.add_argument("--series", type=int, default=250,
+                         help="two-round series rated (four of the players each)")
+    ratings.add_argument("--tickets", type=int, default=2_000)
+    ratings.add_argument("--json", action="store_true")
+    ratings.set_defaults(func=_ratings)
 
     chaos = bench_sub.add_parser("chaos", help="one fault at a time under load: what each "
                                  "cost the games (a PostgreSQL and a Redis of its own)")

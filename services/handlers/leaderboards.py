@@ -30,7 +30,7 @@ def leaderboard(pool: str, limit: int, cursor: str | None, around: str | None,
                                       limit), None
         page = uow.ratings.board(pool, owner, policy.min_rounds, limit + 1, _decode(cursor))
     more, page = len(page) > limit, page[:limit]
-    return page, _encode(page[-1]) if more and page else None
+    return page, board_cursor(page[-1]) if more and page else None
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,8 @@ def _ref(player: str, caller: Caller) -> PlayerRef:
     return PlayerRef(_viewer(caller), named_.id)
 
 
-def _encode(last: Standing) -> str:
+def board_cursor(last: Standing) -> str:
+    """The cursor of the page after ``last``."""
     raw = json.dumps([last.rating.ordinal, last.ref.owner, last.ref.player])
     return base64.urlsafe_b64encode(raw.encode()).decode()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from databases import PG_URL
 from engine import PRESETS, Rules
 from president_cli.main import main
 
@@ -179,3 +180,17 @@ def test_bench_memory_reads_distinct_finished_games_and_reports_the_worker_s_mem
     assert report["actions_per_game"] > 3 * 20  # three whole rounds were played
     assert report["rss_mb_before"] > 10 and report["rss_mb_after"] > 10  # a real process's
     assert report["growth_mb"] == round(report["rss_mb_after"] - report["rss_mb_before"], 1)
+
+
+@pytest.mark.skipif(not PG_URL, reason="PostgreSQL only: set PRESIDENT_TEST_DATABASE_URL "
+                    "(.ci/run does)")
+def test_bench_ratings_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert PG_URL is not None
+    assert main(["bench", "ratings", "--database-url", PG_URL, "--players", "300",
+                 "--series", "3", "--tickets", "24", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["players"] == 300 and report["rounds_rated"] == 6
+    assert report["tickets_seated"] == 24  # their waits over: all seated
+    for figure in ("leaderboard_p99_ms", "around_p99_ms", "rating_updates_per_s",
+                   "matchmaking_tickets_per_s"):
+        assert report[figure] > 0
