@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Callable
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from services.domain import GameSummary
 from services.store.models import GameRow, PlayerRow, SeatRow, utcnow
-from services.store.repository import summary_of
+from services.store.repository import summaries
 
 
 class SqlPlayers:
@@ -41,12 +41,4 @@ class SqlPlayers:
               before: tuple[datetime, str] | None) -> list[GameSummary]:
         seated = (select(SeatRow.game_id)
                   .where(SeatRow.player_key == key, SeatRow.player == player))
-        query = (select(GameRow).where(GameRow.id.in_(seated))
-                 .order_by(GameRow.created_at.desc(), GameRow.id.desc()))
-        if status is not None:
-            query = query.where(GameRow.status == status)
-        if before is not None:
-            created, game_id = before
-            query = query.where(or_(GameRow.created_at < created,
-                                    and_(GameRow.created_at == created, GameRow.id < game_id)))
-        return [summary_of(r) for r in self._session().scalars(query.limit(limit)).unique()]
+        return summaries(self._session(), GameRow.id.in_(seated), status, limit, before)

@@ -389,16 +389,8 @@ class SqlGameRepository:
              before: tuple[datetime, str] | None) -> list[GameSummary]:
         """``owner``'s games newest first, strictly after the ``before`` (created_at, id)
         cursor (index ix_games_owner)."""
-        query = (select(GameRow).where(GameRow.owner.is_(None) if owner is None
-                                       else GameRow.owner == owner)
-                 .order_by(GameRow.created_at.desc(), GameRow.id.desc()))
-        if status is not None:
-            query = query.where(GameRow.status == status)
-        if before is not None:
-            created, game_id = before
-            query = query.where(or_(GameRow.created_at < created,
-                                    and_(GameRow.created_at == created, GameRow.id < game_id)))
-        return [summary_of(r) for r in self.session.scalars(query.limit(limit)).unique()]
+        return summaries(self.session, GameRow.owner.is_(None) if owner is None
+                         else GameRow.owner == owner, status, limit, before)
 
     def finished(self, owner: str, since: datetime | None,
                  after: tuple[str, datetime] | None, limit: int) -> list[tuple[str, datetime]]:
@@ -447,6 +439,21 @@ def _rounds_ended(game: Game, events: Sequence[Event | ServiceEvent]) -> list[in
     if not game.rated:
         return []
     return [e.result.round_no for e in events if isinstance(e, RoundEnded)]
+
+
+def summaries(session: Session, which: ColumnElement[bool], status: str | None, limit: int,
+              before: tuple[datetime, str] | None) -> list[GameSummary]:
+    """A page of the games ``which`` picks, by ``status``, newest first, strictly after
+    the ``before`` (created_at, id) cursor."""
+    query = select(GameRow).where(which).order_by(GameRow.created_at.desc(),
+                                                  GameRow.id.desc())
+    if status is not None:
+        query = query.where(GameRow.status == status)
+    if before is not None:
+        created, game_id = before
+        query = query.where(or_(GameRow.created_at < created,
+                                and_(GameRow.created_at == created, GameRow.id < game_id)))
+    return [summary_of(r) for r in session.scalars(query.limit(limit)).unique()]
 
 
 def summary_of(row: GameRow) -> GameSummary:
