@@ -3,10 +3,15 @@ long-polled), cancelled. Each parses, calls one service function, renders."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
+
+import json
+import time
 
 from apiflask import APIBlueprint
-from flask import current_app
+from flask import Response, current_app, stream_with_context
+
+from config.settings import defaulted
 
 from services.api import draining
 from services.api.auth import Keys
@@ -15,7 +20,9 @@ from services.commands import OpenTicket
 from services.container import Container
 from services.domain import Caller, Ticket
 from services.errors import TicketNotFound
-from services.handlers.matchmaking import cancel_ticket, open_ticket, wait_for_ticket
+from services.handlers.matchmaking import (
+    cancel_ticket, open_ticket, read_ticket, wait_for_ticket,
+)
 from services.ports import Secrets
 
 matchmaking = APIBlueprint("matchmaking", __name__, url_prefix="/v1/matchmaking",
@@ -23,6 +30,7 @@ matchmaking = APIBlueprint("matchmaking", __name__, url_prefix="/v1/matchmaking"
 KEY: list[str | dict[str, list[Any]]] = [{"ApiKeyAuth": []}]
 TAGS = ["Matchmaking"]
 TICKET = "/tickets/<string(length=32):ticket_id>"
+HEARTBEAT_S = 15.0
 
 
 def _services() -> tuple[Container, Caller, Secrets]:
@@ -70,6 +78,34 @@ def get_ticket(ticket_id: str, query_data: TicketQuery) -> dict[str, Any]:
     ticket, token = wait_for_ticket(ticket_id, query_data.wait, services.uow, caller, vault,
                                     draining.stopping.is_set)
     return ticket_json(ticket, token)
+
+
+@matchmaking.get(f"{TICKET}/stream")
+@matchmaking.doc(operation_id="streamTicket", tags=TAGS, security=KEY,
+                 summary="A ticket as Server-Sent Events: each state it takes (a ticket "
+                 "event), the seat's token with the match; the stream ends with it",
+                 responses={200: {"description": "text/event-stream",
+                                  "content": {"text/event-stream": {}}},
+                            **problems(401, 404)})
+def stream_ticket(ticket_id: str) -> Response:
+    services, caller, vault = _services()
+    first, token = read_ticket(ticket_id, services.uow(), caller, vault)  # 404 up front
+    uow, ends = services.uow, time.monotonic() + float(defaulted("PRESIDENT_STREAM_MAX_S"))
+
+    def stream() -> Iterator[str]:
+        ticket, shown = first, token
+        yield f"event: ticket\ndata: {json.dumps(ticket_json(ticket, shown))}\n\n"
+        while ticket.state == "waiting" and time.monotonic() < ends \
+                and not draining.stopping.is_set():
+            ticket, shown = wait_for_ticket(ticket_id, HEARTBEAT_S, uow, caller, vault,
+                                            draining.stopping.is_set)
+            if ticket.state == "waiting":
+                yield ": keep-alive\n\n"
+            else:
+                yield f"event: ticket\ndata: {json.dumps(ticket_json(ticket, shown))}\n\n"
+
+    return Response(stream_with_context(stream()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @matchmaking.delete(TICKET)

@@ -4,6 +4,7 @@ live ticket a player, and no ticket in two games however many matchers run at on
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
@@ -149,3 +150,27 @@ def test_matchers_running_at_once_put_no_ticket_in_two_games(client: FlaskClient
     seats = [(s["game_id"], s["seat"]) for s in seen]
     assert {s["state"] for s in seen} == {"matched"} and len(set(seats)) == 40
     assert len({game_id for game_id, _ in seats}) == 10
+
+
+def test_a_ticket_streams_its_states_and_ends_matched(client: FlaskClient, db: Engine) -> None:
+    owner = key(db)
+    first = ticket(client, owner, "ann", players=3, wait_s=1, fill="easy")
+    got: dict[str, Any] = {}
+
+    def follow() -> None:
+        with client.application.test_client() as own:
+            got["body"] = own.get(f"/v1/matchmaking/tickets/{first['id']}/stream",
+                                  headers=owner).get_data(as_text=True)
+
+    thread = threading.Thread(target=follow)
+    thread.start()
+    run_matcher(client, db, later_s=2)  # its wait over: seated with two Easy AIs
+    thread.join(timeout=30)
+    events = [json.loads(line.removeprefix("data: ")) for line in got["body"].splitlines()
+              if line.startswith("data: ")]
+    states = [e["state"] for e in events]  # (the matcher may have run before it began)
+    assert states in (["waiting", "matched"], ["matched"])
+    assert events[-1]["token"] and events[-1]["game_id"]
+    assert read(client, owner, first["id"])["token"] is None  # shown once, in the stream
+    assert_problem(client.get("/v1/matchmaking/tickets/" + "1" * 32 + "/stream",
+                              headers=owner), 404, "ticket_not_found")
