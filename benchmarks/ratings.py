@@ -81,8 +81,9 @@ def _seed_players(store: Store, owner: str, players: int, rng: random.Random) ->
             connection.execute(insert(PlayerRow), [
                 {"owner": owner, "id": f"p{n}", "name": None, "created_at": now}
                 for n in chunk])
-    with store.engine.connect() as connection:
-        connection.exec_driver_sql("ANALYZE ratings")
+    with store.engine.connect() as connection:  # (as autovacuum would: index-only scans)
+        connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
+            "VACUUM ANALYZE ratings")
 
 
 def _boards(store: Store, caller: Caller, players: int, queries: int,
@@ -117,7 +118,10 @@ def _rate(store: Store, owner: str, players: int, series: int,
         with store.uow() as uow:
             uow.games.add(game, [])
             uow.commit()
-        queued += [{"game_id": game.id, "round": r.round_no,
+        queued += [{"game_id": game.id, "round": r.round_no, "preset": "classic",
+                    "players": [[owner, seat.player] for seat in seats],
+                    "result": {"ranking": list(r.ranking), "points": list(r.points),
+                               "roles": [role.value for role in r.roles]},
                     "created_at": datetime.now(timezone.utc)} for r in state.results]
     with store.engine.begin() as connection:
         connection.execute(insert(RatingQueueRow), queued)

@@ -270,6 +270,20 @@ class Rating:
 
 
 @dataclass(frozen=True)
+class RoundToRate:
+    """A finished round of a rated game, as its move queued it: who sat where (None: a
+    person who is not rated) and the round's places, roles and points per seat."""
+
+    game_id: str
+    round_no: int
+    preset: str
+    players: tuple[PlayerRef | None, ...]  # per seat
+    ranking: tuple[int, ...]  # seats, the Président first
+    roles: tuple[str, ...]  # per seat
+    points: tuple[int, ...]  # per seat
+
+
+@dataclass(frozen=True)
 class RatedRound:
     """One player's part in a rated round, and its rating after it."""
 

@@ -17,7 +17,8 @@ from engine.plays import Action
 from engine.state import LogEntry
 from services.domain import (
     Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayerRef,
-    PoolSummary, RatedRound, Rating, ServiceEvent, Standing, Ticket, TurnMessage, Waiting,
+    PoolSummary, RatedRound, Rating, RoundToRate, ServiceEvent, Standing, Ticket, TurnMessage,
+    Waiting,
     WebhookEndpoint,
 )
 
@@ -170,15 +171,16 @@ class PlayerRepository(Protocol):
 class RatingRepository(Protocol):
     """Ratings, their queue and their history (``handlers.ratings``)."""
 
-    def claim(self, limit: int) -> list[tuple[str, int]]:
-        """(game id, round) of the oldest queued rounds, taken off the queue when the
-        unit of work commits; no one else rates until then."""
+    def claim(self, limit: int) -> list[RoundToRate]:
+        """The oldest queued rounds, taken off the queue when the unit of work commits;
+        no one else rates until then."""
 
     def pending(self) -> bool:
         """Whether rounds wait to be rated."""
 
-    def mark_rated(self, game_id: str, round_no: int, pool: str) -> bool:
-        """The round is rated now; False if it was already."""
+    def mark_rated(self, rounds: Sequence[tuple[str, int, str]]) -> set[tuple[str, int]]:
+        """The (game id, round, pool) rounds are rated now: those that were not already,
+        as (game id, round)."""
 
     def get(self, pool: str, refs: Sequence[PlayerRef]) -> dict[PlayerRef, Rating]:
         """The stored ratings of those of ``refs`` rated in ``pool`` before."""
@@ -190,10 +192,10 @@ class RatingRepository(Protocol):
         pool, and each key's ``hooks`` for its webhook endpoints."""
 
     def board(self, pool: str, owner: str, min_rounds: int, limit: int,
-              after: tuple[float, str, str] | None) -> list[Standing]:
+              after: tuple[float, str, str, int] | None) -> list[Standing]:
         """``owner``'s players and the AI levels in ``pool`` with ``min_rounds`` at
-        least, best ordinal first, strictly after the ``after`` (ordinal, owner, player)
-        cursor."""
+        least, best ordinal first, strictly after the ``after`` (ordinal, owner, player,
+        rank) cursor."""
 
     def around(self, pool: str, owner: str, ref: PlayerRef, min_rounds: int,
                count: int) -> list[Standing]:

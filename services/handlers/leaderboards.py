@@ -68,15 +68,15 @@ def _ref(player: str, caller: Caller) -> PlayerRef:
 
 def board_cursor(last: Standing) -> str:
     """The cursor of the page after ``last``."""
-    raw = json.dumps([last.rating.ordinal, last.ref.owner, last.ref.player])
+    raw = json.dumps([last.rating.ordinal, last.ref.owner, last.ref.player, last.rank])
     return base64.urlsafe_b64encode(raw.encode()).decode()
 
 
-def _decode(cursor: str | None) -> tuple[float, str, str] | None:
+def _decode(cursor: str | None) -> tuple[float, str, str, int] | None:
     if not cursor:
         return None
     try:
-        ordinal, owner, player = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return float(ordinal), str(owner), str(player)
+        ordinal, owner, player, rank = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        return float(ordinal), str(owner), str(player), int(rank)
     except (ValueError, TypeError, UnicodeDecodeError):
         raise BadCursor("this cursor was not issued by this service") from None

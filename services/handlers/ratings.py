@@ -17,7 +17,7 @@ from openskill.models import PlackettLuce
 
 from services.commands import RatingPolicy
 from services.domain import (
-    AI_OWNER, ORIGIN, Game, Hook, PlayerRef, RatedRound, Rating, rated_player,
+    AI_OWNER, ORIGIN, Hook, PlayerRef, RatedRound, Rating, RoundToRate,
 )
 from services.ports import UnitOfWork
 
@@ -48,40 +48,52 @@ def rate_all(uow_factory: Callable[[], UnitOfWork], policy: RatingPolicy) -> int
 
 def rate_pending(uow: UnitOfWork, policy: RatingPolicy, limit: int = BATCH) -> int:
     """Rate up to ``limit`` queued rounds, oldest first; how many were taken off the
-    queue. Whoever else rates at the same moment waits for this one's commit."""
+    queue. Whoever else rates at the same moment waits for this one's commit. (A batch
+    reads no game: each round was queued with what rating it needs.)"""
     with uow:
         claimed = uow.ratings.claim(limit)
-        held: dict[tuple[str, PlayerRef], Rating] = {}
-        rounds: list[tuple[str, RatedRound]] = []
-        for game_id, round_no in claimed:
-            game = uow.games.get(game_id)
-            if game is None or round_no > len(game.state.results):
-                continue  # (deleted since: nothing to rate)
-            pool = pool_of(game.preset, len(game.seats), policy)
-            if uow.ratings.mark_rated(game_id, round_no, pool):
-                rounds += [(pool, r) for r in _rated(uow, game, round_no, pool, held)]
-        uow.ratings.save(rounds, held, _hooks(rounds))
+        pools = {(r.game_id, r.round_no): pool_of(r.preset, len(r.players), policy)
+                 for r in claimed}
+        fresh = uow.ratings.mark_rated([(g, n, pool) for (g, n), pool in pools.items()])
+        todo = []  # each round once, even queued twice in the batch
+        for r in claimed:
+            if (r.game_id, r.round_no) in fresh:
+                fresh.discard((r.game_id, r.round_no))
+                todo.append(r)
+        held = _stored(uow, todo, pools)
+        rounds = [(pools[(r.game_id, r.round_no)], rated) for r in todo
+                  for rated in _rated(r, pools[(r.game_id, r.round_no)], held)]
+        uow.ratings.save(rounds, {k: held[k] for k in {(p, r.ref) for p, r in rounds}},
+                         _hooks(rounds))
         uow.commit()
     return len(claimed)
 
 
-def _rated(uow: UnitOfWork, game: Game, round_no: int, pool: str,
+def _stored(uow: UnitOfWork, rounds: list[RoundToRate], pools: dict[tuple[str, int], str]
+            ) -> dict[tuple[str, PlayerRef], Rating]:
+    """The stored ratings of every player of ``rounds``, by pool: one read a pool."""
+    wanted: dict[str, set[PlayerRef]] = defaultdict(set)
+    for r in rounds:
+        wanted[pools[(r.game_id, r.round_no)]].update(p for p in r.players if p is not None)
+    return {(pool, ref): rating for pool, refs in wanted.items()
+            for ref, rating in uow.ratings.get(pool, sorted(refs)).items()}
+
+
+def _rated(round_: RoundToRate, pool: str,
            held: dict[tuple[str, PlayerRef], Rating]) -> list[RatedRound]:
     """The round's rated players with their new ratings (``held`` updated: a player in
     two rounds of a batch goes from the first's rating to the second)."""
-    result = game.state.results[round_no - 1]
     places: dict[PlayerRef, list[int]] = defaultdict(list)
     seats: dict[PlayerRef, int] = {}
-    for place, seat in enumerate(result.ranking, start=1):
-        ref = rated_player(game.seats[seat])
+    for place, seat in enumerate(round_.ranking, start=1):
+        ref = round_.players[seat]
         if ref is not None:
             places[ref].append(place)
             seats.setdefault(ref, seat)
     if len(places) < 2:
         return []  # nobody to be ranked against
     refs = list(places)
-    stored = uow.ratings.get(pool, [r for r in refs if (pool, r) not in held])
-    before = [held.get((pool, r)) or stored.get(r) or initial() for r in refs]
+    before = [held.get((pool, r)) or initial() for r in refs]
     # A level that holds several seats is one player: ranked at its seats' mean place.
     ranks = [sum(places[r]) / len(places[r]) for r in refs]
     teams = MODEL.rate([[MODEL.rating(mu=b.mu, sigma=b.sigma)] for b in before], ranks=ranks)
@@ -90,8 +102,8 @@ def _rated(uow: UnitOfWork, game: Game, round_no: int, pool: str,
         rating = Rating(after.mu, after.sigma, after.ordinal(), was.rounds + 1)
         held[(pool, ref)] = rating
         seat = seats[ref]
-        rated.append(RatedRound(ref, game.id, round_no, places[ref][0],
-                                result.roles[seat].value, result.points[seat], rating))
+        rated.append(RatedRound(ref, round_.game_id, round_.round_no, places[ref][0],
+                                round_.roles[seat], round_.points[seat], rating))
     return rated
 
 

@@ -268,6 +268,10 @@ class RatingQueueRow(Base):
     id: Mapped[int] = mapped_column(BIG_ID, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(String(32))
     round: Mapped[int] = mapped_column(Integer)
+    # What rating the round needs, written by its move: no game is read to rate it.
+    preset: Mapped[str] = mapped_column(String(32))
+    players: Mapped[list[Any]] = mapped_column(JSON)  # per seat: [owner, player] | null
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)  # ranking, roles, points
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
@@ -287,7 +291,9 @@ class RatingRow(Base):
     mu - 3 sigma, orders the leaderboards)."""
 
     __tablename__ = "ratings"
-    __table_args__ = (Index("ix_ratings_board", "pool", "owner", "ordinal", "player"),)
+    # (the figures a board shows in the index too: a page reads no table row)
+    __table_args__ = (Index("ix_ratings_board", "pool", "owner", "ordinal", "player",
+                            postgresql_include=["rounds", "mu", "sigma"]),)
 
     pool: Mapped[str] = mapped_column(String(80), primary_key=True)
     owner: Mapped[str] = mapped_column(String(32), primary_key=True)  # "": an AI level

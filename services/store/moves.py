@@ -78,9 +78,10 @@ WITH asked AS (
     WHERE moved.hooks IS NOT NULL
     RETURNING 1
 ), rated AS (
-    INSERT INTO rating_queue (game_id, round, created_at)
-    SELECT moved.game_id, ended.round, now()
-    FROM moved, json_to_recordset(moved.rate_rounds) AS ended(round integer)
+    INSERT INTO rating_queue (game_id, round, preset, players, result, created_at)
+    SELECT moved.game_id, ended.round, ended.preset, ended.players, ended.result, now()
+    FROM moved, json_to_recordset(moved.rate_rounds)
+        AS ended(round integer, preset text, players json, result json)
     WHERE moved.rate_rounds IS NOT NULL
     RETURNING 1
 )
@@ -121,7 +122,8 @@ class Move(NamedTuple):
     message: TurnMessage | None  # the next turn's, for the outbox
     owner: str | None  # the game's: its webhook endpoints get ``hooks``
     hooks: Sequence[Hook]
-    rate_rounds: Sequence[int] = ()  # the rounds it ended, of a rated game: to be rated
+    # the rounds it ended, of a rated game, to be rated: round, preset, players, result
+    rate_rounds: Sequence[dict[str, Any]] = ()
 
     def row(self) -> dict[str, Any]:
         """The move as one record of ``MOVES``' input."""
@@ -138,7 +140,7 @@ class Move(NamedTuple):
                 "message_delay_ms": delay_ms(message),
                 "message_trace": None if message is None else message.trace,
                 "hooks": [{"type": h.type, "data": h.data} for h in self.hooks] or None,
-                "rate_rounds": [{"round": n} for n in self.rate_rounds] or None}
+                "rate_rounds": list(self.rate_rounds) or None}
 
 
 def moves_in_one_statement(cursor: DBAPICursor, moves: list[Move]) -> set[str]:

@@ -4,17 +4,18 @@ ix_ratings_board: pool, owner, ordinal)."""
 
 from __future__ import annotations
 
+import heapq
 from typing import Any, Callable, Sequence
 
 from sqlalchemy import (
-    ColumnElement, and_, case, delete, func, insert, literal, or_, select, text, tuple_,
+    ColumnElement, case, delete, func, insert, literal, select, text, tuple_,
 )
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from services.domain import (
-    AI_OWNER, Hook, PlayerRef, PoolSummary, RatedRound, Rating, Standing,
+    AI_OWNER, Hook, PlayerRef, PoolSummary, RatedRound, Rating, RoundToRate, Standing,
 )
 from services.store.models import (
     RatedRoundRow, RatingHistoryRow, RatingQueueRow, RatingRow, utcnow,
@@ -23,7 +24,8 @@ from services.store.timing import clock
 from services.store.webhooks import write_hooks
 
 LOCK = text("SELECT pg_advisory_xact_lock(7215036)")  # one rater at a time (PostgreSQL)
-Cursor = tuple[float, str, str]  # (ordinal, owner, player) of the row before
+Cursor = tuple[float, str, str]  # (ordinal, owner, player): a row's place on a board
+Page = tuple[float, str, str, int]  # the last row of the page before, and its rank
 
 
 class SqlRatings:
@@ -36,7 +38,7 @@ class SqlRatings:
     def _postgresql(self) -> bool:
         return self._session().get_bind().dialect.name == "postgresql"
 
-    def claim(self, limit: int) -> list[tuple[str, int]]:
+    def claim(self, limit: int) -> list[RoundToRate]:
         """(On SQLite, the DELETE takes the database's one write lock: the same effect
         as PostgreSQL's advisory lock, for the rest of the transaction.)"""
         session = self._session()
@@ -44,25 +46,33 @@ class SqlRatings:
             return []
         if self._postgresql:
             session.execute(LOCK)
-        oldest = select(RatingQueueRow.id).order_by(RatingQueueRow.id).limit(limit)
+        q = RatingQueueRow
+        oldest = select(q.id).order_by(q.id).limit(limit)
         rows = session.execute(
-            delete(RatingQueueRow).where(RatingQueueRow.id.in_(oldest.scalar_subquery()))
-            .returning(RatingQueueRow.id, RatingQueueRow.game_id, RatingQueueRow.round)
+            delete(q).where(q.id.in_(oldest.scalar_subquery()))
+            .returning(q.id, q.game_id, q.round, q.preset, q.players, q.result)
             .execution_options(synchronize_session=False)).all()
-        return [(game_id, round_no) for _, game_id, round_no in sorted(rows)]
+        return [RoundToRate(game_id, round_no, preset,
+                            tuple(None if p is None else PlayerRef(*p) for p in players),
+                            tuple(result["ranking"]), tuple(result["roles"]),
+                            tuple(result["points"]))
+                for _, game_id, round_no, preset, players, result in sorted(rows)]
 
     def pending(self) -> bool:
         return self._session().scalar(select(RatingQueueRow.id).limit(1)) is not None
 
-    def mark_rated(self, game_id: str, round_no: int, pool: str) -> bool:
+    def mark_rated(self, rounds: Sequence[tuple[str, int, str]]) -> set[tuple[str, int]]:
+        if not rounds:
+            return set()
         insert_ = postgresql_insert if self._postgresql else sqlite_insert
-        # (RETURNING: this engine's psycopg gives an INSERT no row count)
+        now = utcnow()
         inserted = self._session().connection().execute(
-            insert_(RatedRoundRow).values(game_id=game_id, round=round_no, pool=pool,
-                                          rated_at=utcnow())
+            insert_(RatedRoundRow).values([
+                {"game_id": game_id, "round": round_no, "pool": pool, "rated_at": now}
+                for game_id, round_no, pool in rounds])
             .on_conflict_do_nothing(index_elements=["game_id", "round"])
-            .returning(RatedRoundRow.round)).first()
-        return inserted is not None
+            .returning(RatedRoundRow.game_id, RatedRoundRow.round)).all()
+        return {(game_id, round_no) for game_id, round_no in inserted}
 
     def get(self, pool: str, refs: Sequence[PlayerRef]) -> dict[PlayerRef, Rating]:
         if not refs:
@@ -97,42 +107,50 @@ class SqlRatings:
             write_hooks(connection, owner, owned, at)
 
     # --- leaderboards ----------------------------------------------------------------
+    # Best first: ordinal, then owner, then player, all descending. A board is the key's
+    # players and the AI levels: one index range of each owner (pool, owner, ordinal,
+    # player), merged.
 
     def board(self, pool: str, owner: str, min_rounds: int, limit: int,
-              after: Cursor | None) -> list[Standing]:
-        seen = _seen(pool, owner, min_rounds)
-        query = select(RatingRow).where(seen).order_by(*_BEST_FIRST).limit(limit)
-        if after is not None:
-            query = query.where(_worse_than(*after))
-        rows = list(self._session().scalars(query))
-        if not rows:
-            return []
-        first = self._better_count(seen, rows[0]) + 1
+              after: Page | None) -> list[Standing]:
+        """(``after``'s rank, which its cursor carries, numbers the page: no count.)"""
+        key = None if after is None else (after[0], after[1], after[2])
+        rows = heapq.nlargest(limit, (row for one in _owners(owner) for row in self._side(
+            pool, one, min_rounds, key, limit, worse=True)), key=_key)
+        first = 1 if after is None else after[3] + 1
         return [Standing(first + n, PlayerRef(r.owner, r.player), _rating(r))
                 for n, r in enumerate(rows)]
 
     def around(self, pool: str, owner: str, ref: PlayerRef, min_rounds: int,
                count: int) -> list[Standing]:
-        seen = _seen(pool, owner, min_rounds)
-        session = self._session()
-        me = session.scalar(select(RatingRow).where(seen, RatingRow.owner == ref.owner,
-                                                    RatingRow.player == ref.player))
-        if me is None:
+        if ref.owner not in _owners(owner):
             return []
-        key = (me.ordinal, me.owner, me.player)
-        above = list(session.scalars(select(RatingRow).where(seen, _better_than(*key))
-                                     .order_by(*_WORST_FIRST).limit(count)))
-        below = list(session.scalars(select(RatingRow).where(seen, _worse_than(*key))
-                                     .order_by(*_BEST_FIRST).limit(count)))
+        session = self._session()
+        me = session.get(RatingRow, (pool, ref.owner, ref.player))
+        if me is None or me.rounds < min_rounds:
+            return []
+        key = _key(me)
+        sides = [(one, self._side(pool, one, min_rounds, key, count, worse))
+                 for one in _owners(owner) for worse in (False, True)]
+        above = heapq.nsmallest(count, (r for _, rows in sides[::2] for r in rows), key=_key)
+        below = heapq.nlargest(count, (r for _, rows in sides[1::2] for r in rows), key=_key)
+        better = sum(int(session.scalar(select(func.count()).select_from(RatingRow).where(
+            *_in(pool, one, min_rounds), _beyond(one, key, worse=False))) or 0)
+            for one in _owners(owner))
         rows = [*reversed(above), me, *below]
-        first = self._better_count(seen, me) + 1 - len(above)
+        first = better + 1 - len(above)
         return [Standing(first + n, PlayerRef(r.owner, r.player), _rating(r))
                 for n, r in enumerate(rows)]
 
-    def _better_count(self, seen: ColumnElement[bool], row: RatingRow) -> int:
-        return int(self._session().scalar(
-            select(func.count()).select_from(RatingRow)
-            .where(seen, _better_than(row.ordinal, row.owner, row.player))) or 0)
+    def _side(self, pool: str, owner: str, min_rounds: int, key: Cursor | None,
+              limit: int, worse: bool) -> list[RatingRow]:
+        """Up to ``limit`` of ``owner``'s rows nearest ``key`` on one side of it."""
+        query = select(RatingRow).where(*_in(pool, owner, min_rounds))
+        if key is not None:
+            query = query.where(_beyond(owner, key, worse))
+        order = ((RatingRow.ordinal.desc(), RatingRow.player.desc()) if worse
+                 else (RatingRow.ordinal, RatingRow.player))
+        return list(self._session().scalars(query.order_by(*order).limit(limit)))
 
     # --- a player ----------------------------------------------------------------------
 
@@ -164,28 +182,30 @@ class SqlRatings:
                 for r, series, presidents, trous, points in rows]
 
 
-_BEST_FIRST = (RatingRow.ordinal.desc(), RatingRow.owner, RatingRow.player)
-_WORST_FIRST = (RatingRow.ordinal, RatingRow.owner.desc(), RatingRow.player.desc())
-
-
-def _seen(pool: str, owner: str, min_rounds: int) -> ColumnElement[bool]:
+def _owners(owner: str) -> tuple[str, ...]:
     """A key sees its own players and the AI levels."""
-    return and_(RatingRow.pool == pool, RatingRow.owner.in_({owner, AI_OWNER}),
-                RatingRow.rounds >= min_rounds)
+    return (owner, AI_OWNER) if owner != AI_OWNER else (AI_OWNER,)
 
 
-def _better_than(ordinal: float, owner: str, player: str) -> ColumnElement[bool]:
-    return or_(RatingRow.ordinal > ordinal,
-               and_(RatingRow.ordinal == ordinal,
-                    tuple_(RatingRow.owner, RatingRow.player) < tuple_(literal(owner),
-                                                                       literal(player))))
+def _in(pool: str, owner: str, min_rounds: int) -> tuple[ColumnElement[bool], ...]:
+    return (RatingRow.pool == pool, RatingRow.owner == owner, RatingRow.rounds >= min_rounds)
 
 
-def _worse_than(ordinal: float, owner: str, player: str) -> ColumnElement[bool]:
-    return or_(RatingRow.ordinal < ordinal,
-               and_(RatingRow.ordinal == ordinal,
-                    tuple_(RatingRow.owner, RatingRow.player) > tuple_(literal(owner),
-                                                                       literal(player))))
+def _key(row: RatingRow) -> Cursor:
+    return (row.ordinal, row.owner, row.player)
+
+
+def _beyond(owner: str, key: Cursor, worse: bool) -> ColumnElement[bool]:
+    """``owner``'s rows after ``key`` (worse) or before it (better), best first; said
+    in terms its index range takes (ordinal, player), the owner being fixed."""
+    ordinal, key_owner, player = key
+    if owner == key_owner:
+        mine, theirs = tuple_(RatingRow.ordinal, RatingRow.player), tuple_(literal(ordinal),
+                                                                           literal(player))
+        return mine < theirs if worse else mine > theirs
+    if owner < key_owner:
+        return RatingRow.ordinal <= ordinal if worse else RatingRow.ordinal > ordinal
+    return RatingRow.ordinal < ordinal if worse else RatingRow.ordinal >= ordinal
 
 
 def _count(condition: ColumnElement[bool]) -> Any:

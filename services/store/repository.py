@@ -18,6 +18,7 @@ from engine.snapshot import event_to_dict
 from engine.state import LogEntry
 from services.domain import (
     SERVICE_EVENTS, ApiKey, Game, GameSummary, Hook, Seat, ServiceEvent, TurnMessage, Waiting,
+    rated_player,
 )
 from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
@@ -295,8 +296,8 @@ class SqlGameRepository:
         self._add_hooks(move.owner, move.hooks, move.now)
         if move.rate_rounds:
             connection.execute(insert(_table(RatingQueueRow)), [
-                {"game_id": move.game_id, "round": n, "created_at": move.now}
-                for n in move.rate_rounds])
+                {"game_id": move.game_id, "created_at": move.now, **ended}
+                for ended in move.rate_rounds])
             self.wrote_messages = True  # (the relay sends the rater)
         return True
 
@@ -434,11 +435,19 @@ class SqlGameRepository:
         return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))
 
 
-def _rounds_ended(game: Game, events: Sequence[Event | ServiceEvent]) -> list[int]:
-    """The rounds ``events`` end, of a rated game: its move queues them to be rated."""
+def _rounds_ended(game: Game, events: Sequence[Event | ServiceEvent]
+                  ) -> list[dict[str, object]]:
+    """The rounds ``events`` end, of a rated game, as its move queues them to be rated:
+    who sat where and the result (``RoundToRate``), so that no game is read to rate."""
     if not game.rated:
         return []
-    return [e.result.round_no for e in events if isinstance(e, RoundEnded)]
+    players = [None if (ref := rated_player(seat)) is None else list(ref)
+               for seat in game.seats]
+    return [{"round": e.result.round_no, "preset": game.preset, "players": players,
+             "result": {"ranking": list(e.result.ranking),
+                        "roles": [role.value for role in e.result.roles],
+                        "points": list(e.result.points)}}
+            for e in events if isinstance(e, RoundEnded)]
 
 
 def summaries(session: Session, which: ColumnElement[bool], status: str | None, limit: int,

@@ -153,8 +153,9 @@ def test_a_round_queued_twice_is_rated_once(uow_factory: UowFactory, inline: Inl
     game_id, token = _rated_game(uow_factory)
     _play_out(uow_factory, game_id, token)
     with db.begin() as connection:  # (as if the queue had it twice)
+        queued = connection.execute(select(RatingQueueRow.__table__)).mappings().one()
         connection.execute(RatingQueueRow.__table__.insert().values(
-            game_id=game_id, round=1, created_at=func.now()))
+            {**queued, "id": queued["id"] + 1}))
     assert rate_all(uow_factory, POLICY) == 2
     with db.connect() as connection:
         assert connection.scalar(select(func.count()).select_from(RatingHistoryRow)) == 4
@@ -191,7 +192,7 @@ def test_leaderboards_page_by_cursor_and_show_a_player_among_its_neighbours(
             break
         pages += page
         last = page[-1]
-        after = (last.rating.ordinal, last.ref.owner, last.ref.player)
+        after = (last.rating.ordinal, last.ref.owner, last.ref.player, last.rank)
     assert pages == everyone
     middle = everyone[4]
     with uow_factory() as uow:

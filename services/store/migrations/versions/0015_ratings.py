@@ -29,6 +29,10 @@ def upgrade() -> None:
         sa.Column("id", BIG_ID, primary_key=True, autoincrement=True),
         sa.Column("game_id", sa.String(32), nullable=False),
         sa.Column("round", sa.Integer(), nullable=False),
+        # what rating the round needs, written by its move: no game is read to rate it
+        sa.Column("preset", sa.String(32), nullable=False),
+        sa.Column("players", sa.JSON(), nullable=False),  # per seat: [owner, player] | null
+        sa.Column("result", sa.JSON(), nullable=False),  # ranking, roles, points
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False))
     op.create_table(
         "rated_rounds",
@@ -46,7 +50,8 @@ def upgrade() -> None:
         sa.Column("ordinal", sa.Float(), nullable=False),
         sa.Column("rounds", sa.Integer(), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False))
-    op.create_index("ix_ratings_board", "ratings", ["pool", "owner", "ordinal", "player"])
+    op.create_index("ix_ratings_board", "ratings", ["pool", "owner", "ordinal", "player"],
+                    postgresql_include=["rounds", "mu", "sigma"])
     op.create_table(
         "rating_history",
         sa.Column("id", BIG_ID, primary_key=True, autoincrement=True),
