@@ -5,7 +5,8 @@ No server-side request forgery: the endpoint's host is resolved, every address i
 resolves to must be public (unless ``private`` allows loopback or every address), and
 the request goes to the address that was checked (a name that resolves elsewhere a
 moment later changes nothing; HTTPS still checks the certificate against the name).
-Redirects are not followed; an attempt has ``timeout_s`` for each step; at most
+Redirects are not followed; an attempt has ``timeout_s`` for each step, and its answer's
+body ``timeout_s`` in all (a receiver that drips it byte by byte is cut off); at most
 ``ANSWER_BYTES`` of the answer are read."""
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class HttpSender:
             raise ValueError(f"PRESIDENT_WEBHOOK_PRIVATE_URLS is one of {', '.join(PRIVATE)}, "
                              f"not {private!r}")
         self._private = private
+        self._timeout_s = timeout_s
         self._client = httpx.Client(timeout=timeout_s, follow_redirects=False,
                                     headers={"User-Agent": USER_AGENT})
 
@@ -84,7 +86,7 @@ class HttpSender:
             extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
             with self._client.stream("POST", pinned, content=body.encode(), headers=headers,
                                      extensions=extensions) as answer:
-                _read_some(answer)
+                _read_some(answer, time.monotonic() + self._timeout_s)
                 return Answer(answer.status_code, _ms_since(started))
         except UrlRefused as error:
             return Answer(None, _ms_since(started), error.message)
@@ -95,12 +97,14 @@ class HttpSender:
         self._client.close()
 
 
-def _read_some(answer: httpx.Response) -> None:
-    """At most ``ANSWER_BYTES`` of the answer: nothing of it is kept but its status."""
+def _read_some(answer: httpx.Response, deadline: float) -> None:
+    """At most ``ANSWER_BYTES`` of the answer, until ``deadline``: nothing of it is kept
+    but its status (read so that the connection may serve again; one cut short is
+    closed with the stream)."""
     read = 0
     for chunk in answer.iter_raw():
         read += len(chunk)
-        if read >= ANSWER_BYTES:
+        if read >= ANSWER_BYTES or time.monotonic() >= deadline:
             return
 
 
