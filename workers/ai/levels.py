@@ -13,7 +13,7 @@ from engine.observe import View
 from engine.plays import Action, Play
 from workers.ai.budget import Budget
 from workers.ai.heuristics import easy_choice, normal_choice, normal_gift
-from workers.ai.search import search
+from workers.ai.search import Weighed, weigh
 
 DEFAULT_BUDGETS = {
     "hard": Budget(milliseconds=50),
@@ -33,19 +33,38 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
     return normal_choice(hand, legal, view.reversed)  # type: ignore[arg-type]
 
 
+# The levels that search: (the candidates they weigh at most, whether they race them).
+SEARCHES = {"hard": (8, False), "expert": (12, True)}
+
+
+def _searched(view: View, level: str, seed: int, budget: Budget | None
+              ) -> tuple[Action, tuple[Weighed, ...]]:
+    most, racing = SEARCHES[level]
+    return weigh(view, seed, budget or DEFAULT_BUDGETS[level], max_candidates=most,
+                 racing=racing)
+
+
 def _hard(view: View, seed: int, budget: Budget | None) -> Action:
-    return search(view, seed, budget or DEFAULT_BUDGETS["hard"])
+    return _searched(view, "hard", seed, budget)[0]
 
 
 def _expert(view: View, seed: int, budget: Budget | None) -> Action:
-    return search(view, seed, budget or DEFAULT_BUDGETS["expert"], max_candidates=12,
-                  racing=True)
+    return _searched(view, "expert", seed, budget)[0]
 
 
 _POLICIES: dict[str, Callable[[View, int, Budget | None], Action]] = {
     "easy": _easy, "normal": _normal, "hard": _hard, "expert": _expert,
 }
 LEVELS = tuple(_POLICIES)  # the one list of level names, weakest first
+
+
+def analyse(view: View, level: str, *, seed: int = 0, budget: Budget | None = None
+            ) -> tuple[Action, tuple[Weighed, ...]]:
+    """The level's choice, as ``decide`` makes it, and, for the levels that search (Hard
+    and Expert), each candidate it weighed with its expected points and simulations."""
+    if level not in SEARCHES:
+        return decide(view, level, seed=seed, budget=budget), ()
+    return _searched(view, level, seed, budget)
 
 
 def decide(view: View, level: str, *, seed: int = 0, budget: Budget | None = None) -> Action:

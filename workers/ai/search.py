@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from dataclasses import dataclass
 from typing import Sequence
 
 from engine import apply_unchecked
@@ -85,9 +86,21 @@ def candidates(view: View, limit: int) -> list[Action]:
     return kept
 
 
-def search(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
-           epsilon: float = 0.1, racing: bool = False) -> Action:
-    """The search's choice for the seat of ``view``; exchange gifts use Normal's rule.
+@dataclass(frozen=True)
+class Weighed:
+    """A candidate as the search saw it: the round's points it expects for the seat (the
+    mean over the deals it was played out on), and how many there were."""
+
+    action: Action
+    expected_points: float
+    simulations: int
+
+
+def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
+          epsilon: float = 0.1, racing: bool = False) -> tuple[Action, tuple[Weighed, ...]]:
+    """The search's choice for the seat of ``view`` and what it weighed to make it
+    (nothing when there was no choice to search: a gift, by Normal's rule, or one
+    candidate).
 
     With ``racing`` the candidates clearly behind the leader are dropped as the deals
     accumulate, so the budget goes to the contenders and a clear decision ends early."""
@@ -98,10 +111,10 @@ def search(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
         hand = 0
         for card in view.hand:
             hand |= card.bit
-        return normal_gift(hand, view.pending[0][2])
+        return normal_gift(hand, view.pending[0][2]), ()
     cands = candidates(view, max_candidates)
     if len(cands) == 1:
-        return cands[0]
+        return cands[0], ()
     return _best(view, cands, seed, budget, epsilon, racing)
 
 
@@ -111,7 +124,7 @@ _RACE_Z, _RACE_FIRST, _RACE_EVERY = 2.5, 16, 8
 
 
 def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
-          epsilon: float, racing: bool) -> Action:
+          epsilon: float, racing: bool) -> tuple[Action, tuple[Weighed, ...]]:
     assert view.seat is not None
     me = view.seat
     rng = random.Random(seed)
@@ -119,6 +132,7 @@ def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
     clock = budget.start()
     alive = list(range(len(cands)))
     rows: list[list[int]] = []  # per sampled deal: the points of every candidate (0 once dropped)
+    played = [0] * len(cands)  # the deals each was played out on
     while len(alive) > 1 and not (rows and clock.exhausted()):
         world = state_from_view(view, sample_hands(knowledge, rng))
         row = [0] * len(cands)
@@ -129,11 +143,15 @@ def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
                 break  # an incomplete deal would favour the candidates simulated first
         else:
             rows.append(row)
+            for i in alive:
+                played[i] += 1
             if racing and len(rows) >= _RACE_FIRST and len(rows) % _RACE_EVERY == 0:
                 alive = _race(rows, alive)
     totals = [sum(column) for column in zip(*rows)]
     best = max(alive, key=lambda i: (totals[i], -i))
-    return cands[best]
+    return cands[best], tuple(
+        Weighed(action, totals[i] / played[i] if played[i] else 0.0, played[i])
+        for i, action in enumerate(cands))
 
 
 def _race(rows: list[list[int]], alive: list[int]) -> list[int]:
