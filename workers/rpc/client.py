@@ -24,7 +24,8 @@ from president.ai.v1 import ai_pb2_grpc
 from config.settings import setting
 from workers.ai import LEVELS
 from workers.ai.budget import Budget
-from workers.rpc.serde import request_to_proto, response_from_proto
+from workers.ai.search import Weighed
+from workers.rpc.serde import candidates_from_proto, request_to_proto, response_from_proto
 
 DEFAULT_TARGET = "127.0.0.1:50051"
 TLS = "tls://"  # an engine's target that starts so is called over TLS
@@ -120,20 +121,35 @@ class AiClient:
     def decide(self, view: View, engine: str, *, seed: int = 0, budget: Budget | None = None,
                timeout_s: float = 5.0) -> Action:
         """Ask ``engine`` for the seat's action; it is checked against the legal actions."""
+        return self._ask(view, engine, seed, budget, timeout_s, explain=False)[0]
+
+    def analyse(self, view: View, engine: str, *, seed: int = 0,
+                budget: Budget | None = None, timeout_s: float = 5.0
+                ) -> tuple[Action, tuple[Weighed, ...]]:
+        """``decide``, and the candidates the engine says it weighed (each checked to be
+        a legal action, with points a number)."""
+        return self._ask(view, engine, seed, budget, timeout_s, explain=True)
+
+    def _ask(self, view: View, engine: str, seed: int, budget: Budget | None, timeout_s: float,
+             explain: bool) -> tuple[Action, tuple[Weighed, ...]]:
         stub = self._stub(engine)
         try:
-            response = stub.Decide(request_to_proto(view, engine, seed, budget), timeout=timeout_s)
+            response = stub.Decide(request_to_proto(view, engine, seed, budget, explain),
+                                   timeout=timeout_s)
         except grpc.RpcError as exc:
             code = exc.code() if isinstance(exc, grpc.Call) else None
             details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
             raise AiUnavailable(f"AI engine {engine!r} failed: {code}: {details}", code) from exc
         try:
             action = response_from_proto(response)
+            weighed = candidates_from_proto(response) if explain else ()
         except ValueError as exc:
             raise UntrustedAnswer(f"AI engine {engine!r} answered {response.action!r}: {exc}") from exc
-        if action not in view.legal_actions:
-            raise UntrustedAnswer(f"AI engine {engine!r} answered {action}, not a legal action")
-        return action
+        for answered in (action, *(w.action for w in weighed)):
+            if answered not in view.legal_actions:
+                raise UntrustedAnswer(f"AI engine {engine!r} answered {answered}, not a legal "
+                                      "action")
+        return action, weighed
 
     def close(self) -> None:
         with self._lock:

@@ -19,6 +19,7 @@ from engine import (
 from engine.plays import Action
 from president.ai.v1 import ai_pb2 as pb
 from workers.ai.budget import Budget
+from workers.ai.search import Weighed
 
 _PHASES = {Phase.EXCHANGE: pb.PHASE_EXCHANGE, Phase.PLAY: pb.PHASE_PLAY, Phase.OVER: pb.PHASE_OVER}
 _PHASES_BACK = {v: k for k, v in _PHASES.items()}
@@ -182,10 +183,10 @@ def view_from_proto(m: pb.SeatView) -> View:
 # --- the call -------------------------------------------------------------------------
 
 
-def request_to_proto(view: View, level: str, seed: int,
-                     budget: Budget | None = None) -> pb.DecideRequest:
+def request_to_proto(view: View, level: str, seed: int, budget: Budget | None = None,
+                     explain: bool = False) -> pb.DecideRequest:
     return pb.DecideRequest(view=view_to_proto(view), level=level, seed=seed,
-                            budget=budget_to_proto(budget))
+                            budget=budget_to_proto(budget), explain=explain)
 
 
 def request_from_proto(m: pb.DecideRequest) -> tuple[View, str, int, Budget | None]:
@@ -195,9 +196,22 @@ def request_from_proto(m: pb.DecideRequest) -> tuple[View, str, int, Budget | No
     return view_from_proto(m.view), m.level, m.seed, budget
 
 
-def response_to_proto(action: Action) -> pb.DecideResponse:
-    return pb.DecideResponse(action=action_to_proto(action))
+def response_to_proto(action: Action, weighed: Sequence[Weighed] = ()) -> pb.DecideResponse:
+    return pb.DecideResponse(action=action_to_proto(action), candidates=[
+        pb.Candidate(action=action_to_proto(w.action), expected_points=w.expected_points,
+                     simulations=w.simulations) for w in weighed])
 
 
 def response_from_proto(m: pb.DecideResponse) -> Action:
     return action_from_proto(m.action)
+
+
+def candidates_from_proto(m: pb.DecideResponse) -> tuple[Weighed, ...]:
+    """The candidates an answer reports; ValueError for one that cannot be (its points
+    not a finite number from 0, its action unreadable)."""
+    weighed = []
+    for c in m.candidates:
+        if not 0 <= c.expected_points < float("inf"):
+            raise ValueError(f"a candidate's expected points are {c.expected_points}")
+        weighed.append(Weighed(action_from_proto(c.action), c.expected_points, c.simulations))
+    return tuple(weighed)

@@ -30,7 +30,8 @@ from config import tracing
 from config.logs import configure_logging
 from config.settings import defaulted
 from workers.ai.budget import Budget
-from workers.ai.levels import DEFAULT_BUDGETS, LEVELS, decide
+from workers.ai.levels import DEFAULT_BUDGETS, LEVELS, analyse, decide
+from workers.ai.search import Weighed
 from workers.rpc.serde import request_from_proto, response_to_proto
 from workers.rpc.validate import check_view
 
@@ -72,7 +73,8 @@ def worker_cap() -> Budget:
 
 
 class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # generated, untyped
-    """Converts, checks, delegates to ``workers.ai.decide``. Never trusts the request."""
+    """Converts, checks, delegates to ``workers.ai.decide`` (``analyse`` when the request
+    asks what was weighed). Never trusts the request."""
 
     def __init__(self, cap: Budget | None = None) -> None:
         self._cap = cap
@@ -93,17 +95,19 @@ class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # genera
             budget = fit_to_deadline(level, budget, context.time_remaining(), self._cap)
         except TimeoutError as exc:
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(exc))
-        action = self._decide(view, level, seed, budget, context)
+        action, weighed = self._decide(view, level, seed, budget, request.explain, context)
         remaining = context.time_remaining()
         if remaining is not None and remaining <= 0:  # never a late reply
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the answer came too late")
-        return response_to_proto(action)
+        return response_to_proto(action, weighed)
 
     @staticmethod
-    def _decide(view: View, level: str, seed: int, budget: Budget | None,
-                context: grpc.ServicerContext) -> Action:
+    def _decide(view: View, level: str, seed: int, budget: Budget | None, explain: bool,
+                context: grpc.ServicerContext) -> tuple[Action, tuple[Weighed, ...]]:
         try:
-            return decide(view, level, seed=seed, budget=budget)
+            if explain:
+                return analyse(view, level, seed=seed, budget=budget)
+            return decide(view, level, seed=seed, budget=budget), ()
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except Exception:  # a bug must not take the worker down with it

@@ -27,7 +27,7 @@ from rpchelpers import (
     altered, set_field,
     ROOT, ai_server, choice_views, sampled_states, servicer_server, worker_process,
 )
-from workers.ai import DEFAULT_BUDGETS, LEVELS, Budget, decide
+from workers.ai import DEFAULT_BUDGETS, LEVELS, Budget, analyse, decide
 from workers.rpc.client import (
     DEFAULT_ENGINES, ENGINES_ENV, AiClient, AiError, AiUnavailable, UnknownEngine,
     UntrustedAnswer, engines_from_env, parse_engines,
@@ -626,3 +626,50 @@ def test_the_example_bot_refuses_a_request_without_legal_actions() -> None:
             ai_pb2_grpc.AiServiceStub(ch).Decide(pb.DecideRequest(), timeout=10)
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
+
+
+# --- what a level weighed (hints, reviews) ----------------------------------------------
+
+
+@pytest.mark.parametrize("level", ["hard", "expert"])
+def test_a_searching_level_reports_its_candidates_over_grpc(client: AiClient,
+                                                            level: str) -> None:
+    view = VIEWS[0]
+    action, weighed = client.analyse(view, level, seed=3, budget=SMALL, timeout_s=30)
+    assert (action, weighed) == analyse(view, level, seed=3, budget=SMALL)  # as in-process
+    assert action == client.decide(view, level, seed=3, budget=SMALL, timeout_s=30)
+    assert all(w.action in view.legal_actions and w.simulations >= 0 for w in weighed)
+
+
+def test_a_heuristic_level_reports_no_candidates(client: AiClient) -> None:
+    assert client.analyse(VIEWS[0], "normal", timeout_s=30)[1] == ()
+
+
+class Weighing(Scripted):
+    """A bot that reports a candidate of its choosing beside a legal action."""
+
+    def __init__(self, candidate: Callable[[pb.DecideRequest], pb.Candidate]) -> None:
+        super().__init__(lambda r: r.view.legal_actions[0])
+        self.candidate = candidate
+
+    def Decide(self, request: pb.DecideRequest, context: grpc.ServicerContext
+               ) -> pb.DecideResponse:
+        answer = super().Decide(request, context)
+        answer.candidates.append(self.candidate(request))
+        return answer
+
+
+@pytest.mark.parametrize("candidate", [
+    lambda r: pb.Candidate(action=not_legal(r), expected_points=1.0, simulations=1),
+    lambda r: pb.Candidate(action=r.view.legal_actions[0], expected_points=float("nan")),
+    lambda r: pb.Candidate(action=r.view.legal_actions[0], expected_points=-1.0),
+    lambda r: pb.Candidate(action="garbage!!"),
+], ids=["not legal", "nan points", "negative points", "garbage"])
+def test_the_client_refuses_an_untrusted_candidate(
+        candidate: Callable[[pb.DecideRequest], pb.Candidate]) -> None:
+    bot = Weighing(candidate)
+    view = observe_back(BASE)
+    with servicer_server(bot) as address, AiClient({"bot": address}) as c:
+        with pytest.raises(UntrustedAnswer):
+            c.analyse(view, "bot", timeout_s=10)
+        assert c.decide(view, "bot", timeout_s=10) in view.legal_actions  # (not asked)

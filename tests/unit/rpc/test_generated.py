@@ -68,8 +68,10 @@ def test_check_fails_when_a_generated_file_is_missing_or_extra(project_copy: Pat
 
 def test_check_fails_when_the_proto_changed(project_copy: Path) -> None:
     proto = project_copy / "protos" / "president" / "ai" / "v1" / "ai.proto"
-    proto.write_text(proto.read_text().replace(
-        "  string action = 1;\n}", "  string action = 1;\n  string note = 2;\n}", 1))
+    text = proto.read_text()
+    assert "message Budget {\n" in text
+    proto.write_text(text.replace("message Budget {\n", "message Budget {\n  string note = 9;\n",
+                                  1))
     done = run_generate(project_copy, "--check")
     assert done.returncode == 1
     assert "generated/president/ai/v1/ai_pb2.py" in done.stderr

@@ -15,15 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import (
-    PRESETS, FirstLead, Give, LaterLead, Phase, Play, Rules, View, new_series, observe,
+    PASS, PRESETS, FirstLead, Give, LaterLead, Phase, Play, Rules, View, new_series, observe,
 )
 from president.ai.v1 import ai_pb2 as pb
 from rpchelpers import (
     PRESET_NAMES, acting_views, altered, sampled_states, set_field, table_rules,
 )
+from workers.ai import Weighed
 from workers.ai.budget import Budget
 from workers.rpc.serde import (
-    action_from_proto, action_to_proto, budget_from_proto, budget_to_proto, request_from_proto,
+    action_from_proto, action_to_proto, budget_from_proto, budget_to_proto,
+    candidates_from_proto, request_from_proto,
     request_to_proto, response_from_proto, response_to_proto, rules_from_proto, rules_to_proto,
     view_from_proto, view_to_proto,
 )
@@ -266,3 +268,15 @@ def test_malformed_action_texts_raise_value_error(text: str) -> None:
         action_from_proto(text)
     with pytest.raises(ValueError):
         response_from_proto(pb.DecideResponse(action=text))
+
+
+def test_an_answer_with_its_candidates_round_trips() -> None:
+    weighed = (Weighed(Play.from_str("7H 7S"), 2.75, 40), Weighed(PASS, 1.5, 40))
+    sent = pb.DecideResponse.FromString(response_to_proto(PASS, weighed).SerializeToString())
+    assert response_from_proto(sent) == PASS and candidates_from_proto(sent) == weighed
+    assert candidates_from_proto(response_to_proto(PASS)) == ()
+    for points in (float("nan"), float("inf"), -0.5):
+        bad = pb.DecideResponse(action="pass", candidates=[
+            pb.Candidate(action="pass", expected_points=points, simulations=1)])
+        with pytest.raises(ValueError):
+            candidates_from_proto(bad)

@@ -34,22 +34,36 @@ ROLE_VICE_TROU: Role
 ROLE_TROU: Role
 
 class DecideRequest(_message.Message):
-    __slots__ = ("view", "level", "seed", "budget")
+    __slots__ = ("view", "level", "seed", "budget", "explain")
     VIEW_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
+    EXPLAIN_FIELD_NUMBER: _ClassVar[int]
     view: SeatView
     level: str
     seed: int
     budget: Budget
-    def __init__(self, view: _Optional[_Union[SeatView, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ...) -> None: ...
+    explain: bool
+    def __init__(self, view: _Optional[_Union[SeatView, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., explain: _Optional[bool] = ...) -> None: ...
 
 class DecideResponse(_message.Message):
-    __slots__ = ("action",)
+    __slots__ = ("action", "candidates")
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     action: str
-    def __init__(self, action: _Optional[str] = ...) -> None: ...
+    candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
+    def __init__(self, action: _Optional[str] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ...) -> None: ...
+
+class Candidate(_message.Message):
+    __slots__ = ("action", "expected_points", "simulations")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_POINTS_FIELD_NUMBER: _ClassVar[int]
+    SIMULATIONS_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    expected_points: float
+    simulations: int
+    def __init__(self, action: _Optional[str] = ..., expected_points: _Optional[float] = ..., simulations: _Optional[int] = ...) -> None: ...
 
 class Budget(_message.Message):
     __slots__ = ("simulations", "milliseconds")
