@@ -138,12 +138,15 @@ def build_server(address: str, *, reuse_port: bool = False, threads: int = 4,
 
 
 def serve_one(address: str, reuse_port: bool) -> None:
-    """One worker process: serve until SIGTERM or SIGINT, then drain."""
+    """One worker process: serve until SIGTERM or SIGINT, then drain. The stop signals
+    are caught first of all: one that comes while the server is being built is kept
+    for when it has started (an interrupt raised inside gRPC's set-up could leave the
+    process unable to exit)."""
+    wait_for_stop = stop_signals()
     configure_logging()  # in each process: spawned ones start with none
     tracing.start("president-ai-worker")  # (before the server: its calls are traced)
     server, _ = build_server(address, reuse_port=reuse_port, cap=worker_cap(),
                              reflection_on=defaulted("PRESIDENT_AI_REFLECTION") == "on")
-    wait_for_stop = stop_signals()
     server.start()
     wait_for_stop()
     server.stop(GRACE_S).wait()  # refuse new calls, let the ones in flight finish
@@ -188,6 +191,9 @@ def run(host: str, port: int, processes: int) -> int:
         context = multiprocessing.get_context("spawn")  # no gRPC state crosses a fork
         workers = [context.Process(target=serve_one, args=(address, True), daemon=False)
                    for _ in range(processes)]
+        # Ignored until each process catches it itself: a child inherits the ignoring
+        # across its exec, so a Ctrl-C while it starts is kept rather than raised anywhere.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         for worker in workers:
             worker.start()
         print(f"AI worker listening on {address} with {processes} process(es)", flush=True)
