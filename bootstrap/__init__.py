@@ -22,12 +22,17 @@ from services.container import Container, Webhooks
 from services.background import (
     BackgroundMatcher, BackgroundRatings, BackgroundScheduler, BackgroundWebhooks,
 )
-from services.ports import Fallback, Matcher, RatingQueue, TurnScheduler, WebhookQueue
+from services.domain import Hint
+from services.domain import Weighed as HintCandidate
+from services.errors import Unavailable
+from services.ports import (
+    Adviser, Fallback, Matcher, RatingQueue, TurnScheduler, WebhookQueue,
+)
 from services.relay import Relay
 from services.store import Store
 from services.store.secrets import FernetVault
-from workers.ai import LEVELS, decide
-from workers.rpc.client import AiClient, engines_from_env, tls_roots_from_env
+from workers.ai import DEFAULT_BUDGETS, LEVELS, Budget, Weighed, analyse, decide
+from workers.rpc.client import AiClient, AiError, engines_from_env, tls_roots_from_env
 from workers.turns.app import make_celery
 from workers.turns.runtime import TurnRuntime
 from workers.turns.scheduler import (
@@ -35,6 +40,44 @@ from workers.turns.scheduler import (
 )
 from workers.turns.settings import TurnSettings
 from workers.webhooks.http import HttpSender
+
+
+class AdviserHere:
+    """The ``Adviser`` in this process (no broker: no AI worker either)."""
+
+    def advise(self, view: View, level: str, seed: int, budget_ms: float | None) -> Hint:
+        action, weighed = analyse(view, level, seed=seed, budget=_budget(budget_ms))
+        return _hint(level, action, weighed)
+
+
+class AdviserOverGrpc:
+    """The ``Adviser`` on the gRPC AI workers: the budget (or the level's default) and
+    a margin as the call's deadline."""
+
+    MARGIN_S = 1.0
+
+    def __init__(self, client: AiClient) -> None:
+        self._client = client
+
+    def advise(self, view: View, level: str, seed: int, budget_ms: float | None) -> Hint:
+        default = DEFAULT_BUDGETS.get(level)
+        ms = budget_ms or (default.milliseconds if default is not None else None) or 0.0
+        try:
+            action, weighed = self._client.analyse(view, level, seed=seed,
+                                                   budget=_budget(budget_ms),
+                                                   timeout_s=ms / 1000 + self.MARGIN_S)
+        except AiError as error:
+            raise Unavailable(f"the AI level {level} gave no hint: {error}") from error
+        return _hint(level, action, weighed)
+
+
+def _budget(budget_ms: float | None) -> Budget | None:
+    return None if budget_ms is None else Budget(milliseconds=budget_ms)
+
+
+def _hint(level: str, action: Action, weighed: tuple[Weighed, ...]) -> Hint:
+    return Hint(level, str(action), tuple(HintCandidate(str(w.action), w.expected_points,
+                                                        w.simulations) for w in weighed))
 
 
 def decide_here(view: View, level: str) -> Action:
@@ -77,6 +120,7 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         queue: WebhookQueue = BackgroundWebhooks(store.uow, hooks)
         ratings: RatingQueue = BackgroundRatings(store.uow, policy)
         matcher: Matcher = BackgroundMatcher(store.uow, hooks.vault, table_defaults())
+        adviser: Adviser = AdviserHere()
         engines = LEVELS
     else:
         settings = TurnSettings.from_env(broker_url=broker_url)
@@ -85,11 +129,12 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         queue = CeleryWebhooks(app, hooks.policy.queue_wait_s)
         ratings = CeleryRatings(app)
         matcher = CeleryMatcher(app)
+        adviser = AdviserOverGrpc(AiClient(engines_from_env(), tls_roots=tls_roots_from_env()))
         engines = tuple(engines_from_env())
     start_relay(store, scheduler, queue, hooks.policy, ratings)
     return Container(uow=store.uow, reads=store.reads, engines=engines,
                      ready=store.ready, defaults=table_defaults(), webhooks=hooks,
-                     ratings=policy, matcher=matcher)
+                     ratings=policy, matcher=matcher, adviser=adviser)
 
 
 def start_relay(store: Store, scheduler: TurnScheduler, webhook_queue: WebhookQueue,

@@ -55,6 +55,10 @@ SETTINGS = (
             "a turn's message not started this long after it is due is dropped; the sweeper "
             "sends the turn again once this and the AI deadline have passed"),
     Setting("PRESIDENT_BROKER_POLL_MS", "50", "polling interval of the embedded broker"),
+    Setting("PRESIDENT_HINTS_RATE_SEAT", "30/hour",
+            "hints a seat may ask for (`POST /v1/games/{id}/hint`), per seat"),
+    Setting("PRESIDENT_HINTS_RATE_KEY", "600/hour",
+            "hints all the seats of a key's games may ask for together"),
     Setting("PRESIDENT_RATING_POOLS", "preset-players",
             "which rated games share a rating pool: preset-players (a preset and a player "
             "count), preset, or one (all together)"),

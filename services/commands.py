@@ -25,6 +25,7 @@ class CreateGame:
     turn_timeout_ms: int | None = None  # human seats' time to act (0: none); None: default
     visibility: str | None = None  # "public" | "private"; None: private if a key makes it
     takeover: str | None = None  # the AI level for a seat its human leaves; None: normal
+    hints: bool = True  # its seats may ask for hints
 
 
 @dataclass(frozen=True)

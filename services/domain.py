@@ -115,16 +115,18 @@ class Table:
     phase: Phase = "playing"
     visibility: Visibility = "public"
     takeover: str = "normal"
+    hints: bool = True  # its seats may ask the AI for a hint (off for rated play)
 
 
-def table_of(status: str, visibility: str | None, takeover: str, owner: str | None) -> Table:
+def table_of(status: str, visibility: str | None, takeover: str, owner: str | None,
+             hints: bool = True) -> Table:
     """A game's table as stored: its status says its phase; a game stored with no
     visibility (made before there was one) is private if a key made it."""
     phase: Phase = ("waiting" if status == "waiting" else
                     "cancelled" if status == "cancelled" else "playing")
     if visibility not in ("public", "private"):
         visibility = "public" if owner is None or owner.startswith(ORIGIN) else "private"
-    return Table(phase, cast(Visibility, visibility), takeover)
+    return Table(phase, cast(Visibility, visibility), takeover, hints)
 
 
 @dataclass
@@ -314,6 +316,25 @@ class Ticket:
     state: str = "waiting"
     game_id: str | None = None
     seat: int | None = None
+
+
+class Weighed(NamedTuple):
+    """A candidate an AI level weighed: the round's points it expects for the seat and
+    the simulations behind them."""
+
+    action: str  # canonical text
+    expected_points: float
+    simulations: int
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What ``level`` would play now from one seat's view, and (Hard, Expert) what it
+    weighed."""
+
+    level: str
+    action: str  # canonical text: one of the seat's legal actions
+    candidates: tuple[Weighed, ...] = ()
 
 
 class Standing(NamedTuple):

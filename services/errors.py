@@ -216,3 +216,15 @@ class TicketNotWaiting(ServiceError):
     """The ticket is matched (or cancelled) already."""
 
     code = "ticket_not_waiting"
+
+
+class HintsForbidden(ServiceError):
+    """The game was made with ``hints: false``."""
+
+    code = "hints_forbidden"
+
+
+class BadLevel(BadRequest):
+    """No AI level of that name gives hints."""
+
+    code = "bad_level"

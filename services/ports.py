@@ -16,13 +16,20 @@ from engine import Event, State, View
 from engine.plays import Action
 from engine.state import LogEntry
 from services.domain import (
-    Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayerRef,
+    Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hint, Hook, Outcome, PlayerRef,
     PoolSummary, RatedRound, Rating, RoundToRate, ServiceEvent, Standing, Ticket, TurnMessage,
     Waiting,
     WebhookEndpoint,
 )
 
 Decide = Callable[[View, str], Action]
+
+
+class Adviser(Protocol):
+    """An AI level asked for a hint: its choice for the seat of ``view`` within
+    ``budget_ms`` (None: the level's default), and what it weighed."""
+
+    def advise(self, view: View, level: str, seed: int, budget_ms: float | None) -> Hint: ...
 """An AI engine's choice for the seat of a view: ``decide(view, engine_name)``."""
 
 

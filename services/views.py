@@ -27,6 +27,7 @@ class GameView:
     turn_timeout_ms: int | None = None
     seated: int = 0  # the game's seat changes so far (its seats are part of the view)
     visibility: str = "public"
+    hints: bool = True
 
     @cached_property
     def view(self) -> View:
@@ -36,7 +37,8 @@ class GameView:
     def of(cls, game: Game, seat: int | None, *, history: bool = False) -> GameView:
         return cls(game.id, game.version, game.status, game.preset, game.seats, seat,
                    partial(observe, game.state, seat, history=history), game.pace_ms,
-                   game.turn_timeout_ms, game.seated, game.table.visibility)
+                   game.turn_timeout_ms, game.seated, game.table.visibility,
+                   game.table.hints)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from apiflask import APIFlask
 from cryptography.fernet import Fernet
 from sqlalchemy import Engine
 
-from bootstrap import FALLBACK, decide_here
+from bootstrap import FALLBACK, AdviserHere, decide_here
 from databases import play_inline
 from services.api.app import create_app
 from services.background import BackgroundScheduler, BackgroundWebhooks
@@ -50,7 +50,8 @@ def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundSche
 
 def _app(store: Store) -> APIFlask:
     return create_app(Container(uow=store.uow, reads=store.reads, engines=LEVELS,
-                                ready=store.ready, webhooks=quick_webhooks()))
+                                ready=store.ready, webhooks=quick_webhooks(),
+                                adviser=AdviserHere()))
 
 
 @dataclass

@@ -26,7 +26,7 @@ import time
 from typing import NamedTuple
 
 from apiflask import APIFlask
-from flask import Response, request
+from flask import Response, current_app, request
 from limits import RateLimitItem, parse
 from limits.storage import Storage, storage_from_string
 
@@ -92,7 +92,7 @@ def install(app: APIFlask, keys: Keys) -> None:
     counts = storage_from_string(storage)
     if not isinstance(counts, Storage):  # (an ``async+…`` URI: not for a WSGI app)
         raise ValueError(f"PRESIDENT_RATE_STORAGE: {storage!r} is not a synchronous storage")
-    leases = Leases(counts)
+    leases = app.extensions["president.leases"] = Leases(counts)
     rates = {"key": defaulted("PRESIDENT_RATE_KEY"), "token": defaulted("PRESIDENT_RATE_TOKEN"),
              "address": defaulted("PRESIDENT_RATE_ANONYMOUS")}
     for rate in rates.values():
@@ -112,6 +112,21 @@ def install(app: APIFlask, keys: Keys) -> None:
         except Exception:  # noqa: BLE001 (whatever the storage's client raises)
             log.warning("rate limit storage failed: request let through", exc_info=True)
             return None
+
+
+def within(client: str, rate: str) -> Response | None:
+    """A route's own limit beside the general one (hints: per seat, per key): None
+    while ``client`` is within ``rate``, else the 429."""
+    leases: Leases | None = current_app.extensions.get("president.leases")
+    if leases is None:  # (PRESIDENT_RATE_STORAGE=off)
+        return None
+    limit, now = _parsed(rate), time.time()
+    window = Window(client, limit, int(now // limit.get_expiry()))
+    try:
+        return None if leases.hit(window) else _too_many(window, now)
+    except Exception:  # noqa: BLE001 (whatever the storage's client raises)
+        log.warning("rate limit storage failed: request let through", exc_info=True)
+        return None
 
 
 @functools.lru_cache(maxsize=256)

@@ -17,6 +17,7 @@ TAGS = [
                                        "(docs/ratings.md)"},
     {"name": "Matchmaking", "description": "a table found for a key's player: people of "
                                            "close rating, AI for the seats left"},
+    {"name": "AI", "description": "hints: what an AI level would play from a seat's view"},
     {"name": "History", "description": "games, finished rounds and replays"},
     {"name": "Rules", "description": "presets and every rules option"},
     {"name": "Webhooks", "description": "endpoints a client key's games call, signed "

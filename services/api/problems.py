@@ -14,7 +14,8 @@ from engine.errors import (
     NotYourTurn, PresidentError, WrongPhase,
 )
 from services.errors import (
-    BadKey, BadRequest, BadToken, GameFull, GameNotFound, InviteNotFound, KeyNotFound,
+    BadKey, BadRequest, BadToken, GameFull, GameNotFound, HintsForbidden, InviteNotFound,
+    KeyNotFound,
     KeyRequired, KeyReused, MissingScope, NotActive, NotHost, NotStarted, NotWaiting,
     PlayerNotFound, QuotaExceeded, SeriesNotOver, ServiceError, StaleVersion, TicketExists,
     TicketNotFound, TicketNotWaiting, TooManyStreams, TooManyWebhooks, Unavailable,
@@ -26,7 +27,7 @@ PROBLEM_JSON = "application/problem+json"
 # Most specific first.
 STATUS: list[tuple[type[Exception], int]] = [
     (GameNotFound, 404), (KeyNotFound, 404), (WebhookNotFound, 404), (InviteNotFound, 404),
-    (PlayerNotFound, 404), (NotHost, 403), (GameFull, 409), (NotWaiting, 409),
+    (PlayerNotFound, 404), (NotHost, 403), (HintsForbidden, 403), (GameFull, 409), (NotWaiting, 409),
     (NotStarted, 409), (NotActive, 409), (SeriesNotOver, 409), (TicketNotFound, 404),
     (TicketExists, 409), (TicketNotWaiting, 409),
     (BadToken, 401), (KeyRequired, 401),

@@ -92,6 +92,7 @@ def game_json(game: GameView) -> dict[str, Any]:
     return {"game_id": game.game_id, "version": game.version, "status": game.status,
             "preset": game.preset, "rules": game.view.rules.to_dict(),
             "seats": [seat_json(s) for s in game.seats], "visibility": game.visibility,
+            "hints": game.hints,
             "pace_ms": game.pace_ms, "turn_timeout_ms": game.turn_timeout_ms,
             "view": view_json(game.view)}
 

@@ -61,6 +61,7 @@ class CreateGameIn(Body):
         "omitted: private for a game made with a key, public otherwise")
     takeover: str | None = Field(None, description="the AI level that plays a seat its "
                                  "human leaves (or lets time out too often); default normal")
+    hints: bool = Field(True, description="false: no seat may ask for a hint (rated play)")
 
     @field_validator("turn_timeout_ms")
     @classmethod
@@ -161,6 +162,7 @@ class GameOut(BaseModel):
     rules: dict[str, Any]
     seats: list[SeatOut]
     visibility: Literal["public", "private"]
+    hints: bool = Field(description="whether its seats may ask for hints")
     pace_ms: int
     turn_timeout_ms: int | None
     view: ViewOut
@@ -245,6 +247,31 @@ class RoundsOut(BaseModel):
 class ReplayOut(BaseModel):
     round: int
     events: list[dict[str, Any]]
+
+
+class HintIn(Body):
+    level: Literal["easy", "normal", "hard", "expert"] = Field(
+        "hard", description="the AI level asked; hard and expert also say what they weighed")
+    budget_ms: float | None = Field(None, ge=1, le=2000, description="how long a searching "
+                                    "level may think; omitted: its default (hard 50 ms, "
+                                    "expert 500 ms)")
+    seed: int | None = Field(None, ge=0, lt=2**63, description="fixes a searching level's "
+                             "randomness; omitted: the game's version")
+
+
+class HintCandidateOut(BaseModel):
+    action: str
+    expected_points: float = Field(description="the round's points this play leads to for "
+                                   "the seat, on average over the deals the level tried")
+    simulations: int
+
+
+class HintOut(BaseModel):
+    level: str
+    action: str = Field(description="what the level would play now: one of the seat's "
+                        "legal actions (nothing is played)")
+    candidates: list[HintCandidateOut] = Field(description="hard and expert: each play they "
+                                               "weighed; empty for easy and normal")
 
 
 class LeaderboardQuery(Strict):

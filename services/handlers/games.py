@@ -49,7 +49,7 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, engines: tuple[str, ...],
     waiting = any(s.kind == "open" for s in seats)
     table = Table("waiting" if waiting else "playing",
                   cast(Visibility, cmd.visibility or ("public" if caller.key is None
-                                                      else "private")), takeover)
+                                                      else "private")), takeover, cmd.hints)
     game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state,
                 pace_ms=defaults.pace_ms if cmd.pace_ms is None else cmd.pace_ms,
                 turn_timeout_ms=timeout or None, owner=caller.owner,  # timeout 0: no limit

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, false,
-    text,
+    text, true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -68,6 +68,7 @@ class GameRow(Base):
                                           server_default="normal")  # the AI for a leaver
     invite_hash: Mapped[str | None] = mapped_column(String(64))  # while it waits for seats
     rematch_id: Mapped[str | None] = mapped_column(String(32))  # the next series, once made
+    hints: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="joined",
                                                 cascade="all, delete-orphan")

@@ -45,7 +45,8 @@ class _Compiled(NamedTuple):
 GAME_AND_SEATS = Query(
     select(GameRow.preset, GameRow.version, GameRow.events, GameRow.pace_ms,
            GameRow.turn_timeout_ms, GameRow.owner, GameRow.ai_seconds_per_hour,
-           GameRow.seated, GameRow.status, GameRow.visibility, GameRow.takeover, SeatRow.seat,
+           GameRow.seated, GameRow.status, GameRow.visibility, GameRow.takeover, GameRow.hints,
+           SeatRow.seat,
            SeatRow.kind, SeatRow.engine, SeatRow.token_hash, SeatRow.player, SeatRow.name,
            SeatRow.host, SeatRow.player_key, SeatRow.connected)
     .join(SeatRow, SeatRow.game_id == GameRow.id)

@@ -123,7 +123,7 @@ class SqlGameRepository:
             created_at=now, updated_at=now,
             owner=game.owner, ai_seconds_per_hour=game.ai_seconds_per_hour,
             seated=game.seated, visibility=game.table.visibility,
-            takeover=game.table.takeover, invite_hash=invite_hash,
+            takeover=game.table.takeover, invite_hash=invite_hash, hints=game.table.hints,
             seats=[_seat_row(s) for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
         self._add_events(game, events)

@@ -1,0 +1,54 @@
+"""Hints: what an AI level would play now from a seat's view, asked by that seat
+(docs/api.md#hints). Synchronous: the API asks the level directly (a gRPC AI worker,
+with the budget and a margin as deadline), never through the queue. The level sees the
+seat's view only, as an AI seat does; nothing is recorded as a move. The thinking time
+counts against the game's owner, as its AI seats' does."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import Callable
+
+from engine import NotYourTurn, observe
+from services.domain import Hint
+from services.errors import BadLevel, HintsForbidden, NotActive, NotStarted, QuotaExceeded
+from services.handlers.common import read, seat_of
+from services.handlers.turns import ai_time_used, hour_of
+from services.ports import Adviser, Reads, UnitOfWork
+
+HINT_LEVELS = ("easy", "normal", "hard", "expert")  # (bots give no hints)
+
+
+def hint(game_id: str, token: str, level: str, budget_ms: float | None,
+         seed: int | None, reads: Reads, uow_factory: Callable[[], UnitOfWork],
+         adviser: Adviser, clock: Callable[[], float] = time.monotonic) -> Hint:
+    """``level``'s choice for the token's seat, to act now; ``seed`` (default: the
+    game's version) fixes a searching level's randomness."""
+    if level not in HINT_LEVELS:
+        raise BadLevel(f"hints come from a level among {', '.join(HINT_LEVELS)}")
+    game = read(reads, game_id, token=token)
+    seat = seat_of(game, token).seat
+    if not game.table.hints:
+        raise HintsForbidden("this game was made without hints")
+    if game.status == "waiting":
+        raise NotStarted("the game waits for players: nobody plays yet")
+    if game.status != "active":
+        raise NotActive(f"the game is {game.status}")
+    view = observe(game.state, seat)
+    if not view.legal_actions:
+        raise NotYourTurn(f"seat {view.to_act} is to act, not seat {seat}")
+    if game.owner is not None and game.ai_seconds_per_hour is not None:
+        with uow_factory() as uow:
+            used = ai_time_used(uow, game.owner)
+        if used >= game.ai_seconds_per_hour:
+            raise QuotaExceeded(f"this game's owner used {used:.0f} s of AI thinking in "
+                                f"the last hour, its quota is {game.ai_seconds_per_hour} s")
+    started = clock()
+    answer = adviser.advise(view, level, game.version if seed is None else seed, budget_ms)
+    if game.owner is not None:
+        with uow_factory() as uow:
+            uow.games.add_ai_time(game.owner, hour_of(datetime.now(timezone.utc)),
+                                  clock() - started)
+            uow.commit()
+    return answer

@@ -1,0 +1,126 @@
+"""Hints over HTTP, on SQLite and PostgreSQL: the level's choice for the seat to act,
+legal and what the level decides from that view; what Hard weighed; nothing played;
+refused when the game forbids hints, out of turn, past the seat's limit and past the
+owner's AI time."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Iterator
+
+import pytest
+from flask.testing import FlaskClient
+from sqlalchemy import Engine
+
+from apps import inline_app
+from engine import observe, parse_action
+from services.commands import CreateKey
+from services.handlers.keys import create_key
+from services.handlers.turns import ai_time_used, hour_of
+from services.store import Store
+from test_http import assert_problem, bearer
+from workers.ai import decide
+
+SEATS = [{"kind": "human"}, {"kind": "human"}, {"kind": "ai", "engine": "easy"}]
+
+
+@pytest.fixture
+def client(db: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[FlaskClient]:
+    monkeypatch.setenv("PRESIDENT_RATE_STORAGE", "memory://")
+    monkeypatch.setenv("PRESIDENT_HINTS_RATE_SEAT", "5/hour")
+    with inline_app(db).test_client() as c:
+        yield c
+
+
+def _acting(client: FlaskClient, **extra: Any) -> tuple[str, str, dict[str, Any]]:
+    """A game, and the token of the human seat to act, with its view."""
+    for seed in range(30):
+        created = client.post("/v1/games", json={"preset": "classic", "seats": SEATS,
+                                                 "seed": seed, **extra}).get_json()
+        game_id = created["game"]["game_id"]
+        for token in created["tokens"].values():
+            game = client.get(f"/v1/games/{game_id}", headers=bearer(token)).get_json()
+            if game["view"]["legal_actions"]:
+                return game_id, token, game
+    raise AssertionError("no game where a human leads")
+
+
+def test_a_hint_is_the_level_s_legal_choice_and_plays_nothing(client: FlaskClient,
+                                                              db: Engine) -> None:
+    game_id, token, game = _acting(client)
+    answer = client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                         json={"level": "hard", "budget_ms": 200, "seed": 7})
+    assert answer.status_code == 200, answer.get_json()
+    body = answer.get_json()
+    assert body["action"] in game["view"]["legal_actions"]
+    assert len(body["candidates"]) >= 2
+    assert body["action"] in {c["action"] for c in body["candidates"]}
+    assert all(c["simulations"] >= 1 and 0 <= c["expected_points"] <= 3
+               for c in body["candidates"])
+    normal = client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                         json={"level": "normal"}).get_json()
+    stored = Store(db).reads.get(game_id)
+    assert stored is not None and stored.version == game["version"]  # nothing played
+    seat = game["view"]["seat"]
+    assert parse_action(normal["action"]) == decide(observe(stored.state, seat), "normal")
+    assert normal["candidates"] == []
+
+
+def test_hints_are_refused_where_they_must_be(client: FlaskClient, db: Engine) -> None:
+    game_id, token, game = _acting(client, hints=False)
+    assert game["hints"] is False
+    assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(token), json={}),
+                   403, "hints_forbidden")
+    game_id, token, _ = _acting(client)
+    other = next(t for t in client.post("/v1/games", json={
+        "preset": "classic", "seats": SEATS}).get_json()["tokens"].values())
+    assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(other), json={}),
+                   401, "bad_token")
+    assert_problem(client.post(f"/v1/games/{game_id}/hint", json={}), 401, "bad_token")
+    assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                               json={"level": "grandmaster"}), 400, "invalid_body")
+    assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                               json={"budget_ms": 60_000}), 400, "invalid_body")
+    for _ in range(5):  # the seat's limit is 5 an hour here (those refused as bad bodies
+        # above were never counted)
+        assert client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                           json={"level": "easy"}).status_code == 200
+    assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                               json={"level": "easy"}), 429, "rate_limited")
+
+
+def test_a_seat_not_to_act_gets_no_hint(client: FlaskClient) -> None:
+    created = client.post("/v1/games", json={"preset": "classic", "seed": 1,
+                                             "seats": [{"kind": "human"}] * 3}).get_json()
+    game_id = created["game"]["game_id"]
+    to_act = client.get(f"/v1/games/{game_id}").get_json()["view"]["to_act"]
+    waiting = created["tokens"][str((to_act + 1) % 3)]
+    assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(waiting),
+                               json={}), 409, "not_your_turn")
+
+
+def test_hints_count_against_the_owner_s_ai_time(client: FlaskClient, db: Engine) -> None:
+    key_row, secret = create_key(CreateKey("app", ("games:create-human", "games:read"),
+                                           ai_seconds_per_hour=30), Store(db).uow())
+    key = {"X-API-Key": secret}
+    created = client.post("/v1/games", headers=key, json={
+        "preset": "classic", "seed": 3, "seats": [{"kind": "human"}] * 3}).get_json()
+    game_id = created["game"]["game_id"]
+    to_act = client.get(f"/v1/games/{game_id}", headers=key).get_json()["view"]["to_act"]
+    token = created["tokens"][str(to_act)]
+    uow = Store(db).uow
+
+    def used() -> float:
+        with uow() as unit:
+            return ai_time_used(unit, key_row.id)
+
+    assert used() == 0
+    first = client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                        json={"level": "hard", "budget_ms": 100})
+    assert first.status_code == 200
+    assert used() > 0  # its thinking counted for the owner
+    with uow() as unit:  # the hour's allowance spent by other games
+        unit.games.add_ai_time(key_row.id, hour_of(datetime.now(timezone.utc)), 30.0)
+        unit.commit()
+    assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                               json={"level": "easy"}), 429, "quota_exceeded")
