@@ -103,15 +103,8 @@ def install(app: APIFlask, keys: Keys) -> None:
         if not request.path.startswith("/v1/"):
             return None
         client, key = keys.client()
-        rate = _parsed(key.rate if key is not None and key.rate
-                       else rates[client.partition(":")[0]])
-        now = time.time()
-        window = Window(client, rate, int(now // rate.get_expiry()))
-        try:
-            return None if leases.hit(window) else _too_many(window, now)
-        except Exception:  # noqa: BLE001 (whatever the storage's client raises)
-            log.warning("rate limit storage failed: request let through", exc_info=True)
-            return None
+        return _counted(leases, client, _parsed(key.rate if key is not None and key.rate
+                                                else rates[client.partition(":")[0]]))
 
 
 def within(client: str, rate: str) -> Response | None:
@@ -120,8 +113,13 @@ def within(client: str, rate: str) -> Response | None:
     leases: Leases | None = current_app.extensions.get("president.leases")
     if leases is None:  # (PRESIDENT_RATE_STORAGE=off)
         return None
-    limit, now = _parsed(rate), time.time()
-    window = Window(client, limit, int(now // limit.get_expiry()))
+    return _counted(leases, client, _parsed(rate))
+
+
+def _counted(leases: Leases, client: str, rate: RateLimitItem) -> Response | None:
+    """One request of ``client`` counted under ``rate``: None within it, else the 429."""
+    now = time.time()
+    window = Window(client, rate, int(now // rate.get_expiry()))
     try:
         return None if leases.hit(window) else _too_many(window, now)
     except Exception:  # noqa: BLE001 (whatever the storage's client raises)
