@@ -26,7 +26,7 @@ from services.domain import Hint
 from services.domain import Weighed as HintCandidate
 from services.errors import Unavailable
 from services.ports import (
-    Adviser, Fallback, Matcher, RatingQueue, TurnScheduler, WebhookQueue,
+    Adviser, Fallback, Nudge, TurnScheduler, WebhookQueue,
 )
 from services.relay import Relay
 from services.store import Store
@@ -36,7 +36,7 @@ from workers.rpc.client import AiClient, AiError, engines_from_env, tls_roots_fr
 from workers.turns.app import make_celery
 from workers.turns.runtime import TurnRuntime
 from workers.turns.scheduler import (
-    CeleryMatcher, CeleryRatings, CeleryScheduler, CeleryWebhooks,
+    CeleryScheduler, CeleryWebhooks, celery_matcher, celery_rater,
 )
 from workers.turns.settings import TurnSettings
 from workers.webhooks.http import HttpSender
@@ -118,8 +118,8 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         background.recover()
         scheduler: BackgroundScheduler | CeleryScheduler = background
         queue: WebhookQueue = BackgroundWebhooks(store.uow, hooks)
-        ratings: RatingQueue = BackgroundRatings(store.uow, policy)
-        matcher: Matcher = BackgroundMatcher(store.uow, hooks.vault, table_defaults())
+        ratings: Nudge = BackgroundRatings(store.uow, policy)
+        matcher: Nudge = BackgroundMatcher(store.uow, hooks.vault, table_defaults())
         adviser: Adviser = AdviserHere()
         engines = LEVELS
     else:
@@ -127,8 +127,7 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         app = make_celery(settings)
         scheduler = CeleryScheduler(app, settings.turn_expires_s)
         queue = CeleryWebhooks(app, hooks.policy.queue_wait_s)
-        ratings = CeleryRatings(app)
-        matcher = CeleryMatcher(app)
+        ratings, matcher = celery_rater(app), celery_matcher(app)
         adviser = AdviserOverGrpc(AiClient(engines_from_env(), tls_roots=tls_roots_from_env()))
         engines = tuple(engines_from_env())
     start_relay(store, scheduler, queue, hooks.policy, ratings)
@@ -138,7 +137,7 @@ def container(database_url: str | None = None, broker_url: str | None = None,
 
 
 def start_relay(store: Store, scheduler: TurnScheduler, webhook_queue: WebhookQueue,
-                policy: WebhookPolicy, ratings: RatingQueue) -> Relay:
+                policy: WebhookPolicy, ratings: Nudge) -> Relay:
     """The process's outbox relay, handing ``store``'s outbox to ``scheduler``, its
     webhook messages to ``webhook_queue``, and its rounds to rate to ``ratings``: on
     PostgreSQL woken by every process's commits
@@ -213,5 +212,5 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
     scheduler = CeleryScheduler(app, settings.turn_expires_s)
     hooks, policy = webhooks(), rating_policy()
     start_relay(store, scheduler, CeleryWebhooks(app, hooks.policy.queue_wait_s),
-                hooks.policy, CeleryRatings(app))
+                hooks.policy, celery_rater(app))
     return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks, policy, table_defaults())

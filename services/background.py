@@ -137,28 +137,38 @@ class BackgroundWebhooks:
         wait(pending, timeout_s)
 
 
-class BackgroundRatings:
-    """The ``RatingQueue`` when no broker is configured: the rater runs on a thread of
-    this process, woken by the relay (a round left queued by a process that stopped is
-    rated when the next one's relay looks)."""
+class _OnDemand:
+    """A ``Nudge`` without a broker: a thread of this process, started on the first
+    poke (after any fork), woken by each; ``_run`` is its loop."""
 
-    def __init__(self, uow_factory: Callable[[], UnitOfWork], policy: RatingPolicy) -> None:
-        self._uow_factory = uow_factory
-        self._policy = policy
+    NAME = "president-on-demand"
+
+    def __init__(self) -> None:
         self._wake = threading.Event()
-        self._idle = threading.Event()
-        self._idle.set()
         self._started = threading.Lock()
         self._thread: threading.Thread | None = None
 
-    def rate(self) -> None:
-        with self._started:  # (on first use: after any fork)
+    def poke(self) -> None:
+        with self._started:
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="president-ratings",
-                                                daemon=True)
+                self._thread = threading.Thread(target=self._run, name=self.NAME, daemon=True)
                 self._thread.start()
-        self._idle.clear()
         self._wake.set()
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class BackgroundRatings(_OnDemand):
+    """The rater when no broker is configured, poked by the relay (a round left queued
+    by a process that stopped is rated when the next one's relay looks)."""
+
+    NAME = "president-ratings"
+
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], policy: RatingPolicy) -> None:
+        super().__init__()
+        self._uow_factory = uow_factory
+        self._policy = policy
 
     def _run(self) -> None:
         while True:
@@ -168,36 +178,22 @@ class BackgroundRatings:
                 rate_all(self._uow_factory, self._policy)
             except Exception:  # noqa: BLE001 - the rounds stay queued: the next wake
                 log.exception("ratings: could not rate the queued rounds")
-            if not self._wake.is_set():
-                self._idle.set()
-
-    def join(self, timeout_s: float = 30.0) -> bool:
-        """Wait until every round queued so far is rated (tests)."""
-        return self._idle.wait(timeout_s)
 
 
-class BackgroundMatcher:
-    """Matchmaking when no broker is configured: a thread of this process, poked when a
-    ticket comes, seats the waiting tickets every ``every_s`` for as long as some wait
-    (several processes each match: the lock makes them take turns)."""
+class BackgroundMatcher(_OnDemand):
+    """Matchmaking when no broker is configured, poked when a ticket comes: it seats the
+    waiting tickets every ``every_s`` for as long as some wait (several processes each
+    match: the lock makes them take turns)."""
+
+    NAME = "president-matcher"
 
     def __init__(self, uow_factory: Callable[[], UnitOfWork], vault: Secrets,
                  defaults: TableDefaults, every_s: float = 1.0) -> None:
+        super().__init__()
         self._uow_factory = uow_factory
         self._vault = vault
         self._defaults = defaults
         self._every_s = every_s
-        self._wake = threading.Event()
-        self._started = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def poke(self) -> None:
-        with self._started:  # (on first use: after any fork)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="president-matcher",
-                                                daemon=True)
-                self._thread.start()
-        self._wake.set()
 
     def _run(self) -> None:
         while True:

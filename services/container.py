@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from services.commands import RatingPolicy, TableDefaults, WebhookPolicy
-from services.ports import Adviser, Matcher, Reads, Secrets, UnitOfWork, WebhookSender
+from services.ports import Adviser, Nudge, Reads, Secrets, UnitOfWork, WebhookSender
 
 
 @dataclass(frozen=True)
@@ -28,5 +28,5 @@ class Container:
     defaults: TableDefaults = field(default_factory=TableDefaults)
     webhooks: Webhooks | None = None  # None: no webhooks (their routes answer 404)
     ratings: RatingPolicy = field(default_factory=RatingPolicy)  # pools, leaderboards
-    matcher: Matcher | None = None  # poked when a ticket comes (None: beat's only)
+    matcher: Nudge | None = None  # poked when a ticket comes (None: beat's only)
     adviser: Adviser | None = None  # hints (None: this service gives none)

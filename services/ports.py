@@ -244,16 +244,12 @@ class TicketRepository(Protocol):
         """Whether any ticket waits."""
 
 
-class Matcher(Protocol):
-    """Runs matchmaking soon (a ticket came): Celery's task, or a thread of the API."""
+class Nudge(Protocol):
+    """A job run soon, however often asked, each run doing all there is to do: the
+    rater when rounds wait to be rated, the matcher when a ticket comes (a Celery task,
+    or a thread of this process without a broker)."""
 
     def poke(self) -> None: ...
-
-
-class RatingQueue(Protocol):
-    """Where the relay sends the rater when rounds wait to be rated."""
-
-    def rate(self) -> None: ...
 
 
 class KeyRepository(Protocol):

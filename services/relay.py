@@ -15,7 +15,7 @@ import threading
 from typing import Callable
 
 from services.handlers.outbox import BATCH, relay, relay_ratings, relay_webhooks
-from services.ports import OutboxWake, RatingQueue, TurnScheduler, UnitOfWork, WebhookQueue
+from services.ports import Nudge, OutboxWake, TurnScheduler, UnitOfWork, WebhookQueue
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ class Relay:
     def __init__(self, uow_factory: Callable[[], UnitOfWork], scheduler: TurnScheduler,
                  wake: OutboxWake | None = None,
                  webhooks: tuple[WebhookQueue, float] | None = None,
-                 ratings: RatingQueue | None = None) -> None:
+                 ratings: Nudge | None = None) -> None:
         """Without ``wake``, no thread: ``drain`` is called after each commit.
         ``webhooks``: where webhook messages go, and how long one handed over waits
         for its attempt to start (None: they stay in their table)."""

@@ -138,7 +138,8 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
         summary="A game: the seat's view with its token, the spectator's view without",
         security=BEARER, responses=problems(400, 401, 404))
 def get_game(game_id: str) -> Response:
-    token, caller = _token(required=False), _caller(_token(required=False))
+    token = _token(required=False)
+    caller = _caller(token)
     _heard(game_id, token, caller)  # first: the view says it is connected
     view = read_game(ReadGame(game_id, token), _services().reads, caller=caller)
     return game_response(view, _rendered(), request.headers.get("If-None-Match"))

@@ -1,6 +1,6 @@
 """The outbox's relay: hands the turns committed moves wrote to the ``TurnScheduler``,
 their webhook messages, when due, to the ``WebhookQueue``, and sends the rater when
-rounds wait to be rated (``RatingQueue``).
+rounds wait to be rated.
 
 A move writes its next turn's message in its own transaction (``moves.turn_message``);
 a relay, woken by the commit, claims the oldest messages, hands each over and deletes
@@ -16,7 +16,7 @@ from typing import Callable, Sequence, TypeVar
 
 from config import tracing
 from services.domain import TurnMessage
-from services.ports import RatingQueue, TurnScheduler, UnitOfWork, WebhookQueue
+from services.ports import Nudge, TurnScheduler, UnitOfWork, WebhookQueue
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +70,11 @@ def relay_webhooks(uow: UnitOfWork, queue: WebhookQueue, wait_s: float,
                        lambda claimed: queue.deliver(*claimed), uow.webhooks.put_back)
 
 
-def relay_ratings(uow: UnitOfWork, queue: RatingQueue) -> int:
+def relay_ratings(uow: UnitOfWork, rater: Nudge) -> int:
     """Send the rater if rounds wait to be rated (it rates them all, oldest first; a
     rater sent twice finds nothing the second time); 1 if sent."""
     with uow:
         waiting = uow.ratings.pending()
     if waiting:
-        queue.rate()
+        rater.poke()
     return int(waiting)

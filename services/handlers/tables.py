@@ -87,8 +87,7 @@ def _seat_for(game: Game, player: Player | None) -> Seat:
             if (seat.kind == "human" and seat.player == player.id
                     and seat.player_key == player.key):
                 return seat
-    if game.status != "waiting":
-        raise NotWaiting(f"the game is {game.status}, not waiting for players")
+    _still_waiting(game)
     free = [s for s in game.seats if s.kind == "open"]
     if not free:
         raise GameFull("every seat of this game is taken")
@@ -260,9 +259,13 @@ def _with_seat(game: Game, seat: Seat) -> tuple[Seat, ...]:
 
 def _waiting(uow: UnitOfWork, game_id: str) -> Game:
     game = found(uow.games.fresh(game_id), game_id)
+    _still_waiting(game)
+    return game
+
+
+def _still_waiting(game: Game) -> None:
     if game.status != "waiting":
         raise NotWaiting(f"the game is {game.status}, not waiting for players")
-    return game
 
 
 def _host(game: Game, token: str | None, caller: Caller) -> None:

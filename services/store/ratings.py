@@ -115,8 +115,7 @@ class SqlRatings:
               after: Page | None) -> list[Standing]:
         """(``after``'s rank, which its cursor carries, numbers the page: no count.)"""
         key = None if after is None else (after[0], after[1], after[2])
-        rows = heapq.nlargest(limit, (row for one in _owners(owner) for row in self._side(
-            pool, one, min_rounds, key, limit, worse=True)), key=_key)
+        rows = self._nearest(pool, owner, min_rounds, key, limit, worse=True)
         first = 1 if after is None else after[3] + 1
         return [Standing(first + n, PlayerRef(r.owner, r.player), _rating(r))
                 for n, r in enumerate(rows)]
@@ -130,17 +129,24 @@ class SqlRatings:
         if me is None or me.rounds < min_rounds:
             return []
         key = _key(me)
-        sides = [(one, self._side(pool, one, min_rounds, key, count, worse))
-                 for one in _owners(owner) for worse in (False, True)]
-        above = heapq.nsmallest(count, (r for _, rows in sides[::2] for r in rows), key=_key)
-        below = heapq.nlargest(count, (r for _, rows in sides[1::2] for r in rows), key=_key)
+        above = self._nearest(pool, owner, min_rounds, key, count, worse=False)
+        below = self._nearest(pool, owner, min_rounds, key, count, worse=True)
         better = sum(int(session.scalar(select(func.count()).select_from(RatingRow).where(
             *_in(pool, one, min_rounds), _beyond(one, key, worse=False))) or 0)
             for one in _owners(owner))
-        rows = [*reversed(above), me, *below]
+        rows = [*above, me, *below]
         first = better + 1 - len(above)
         return [Standing(first + n, PlayerRef(r.owner, r.player), _rating(r))
                 for n, r in enumerate(rows)]
+
+    def _nearest(self, pool: str, owner: str, min_rounds: int, key: Cursor | None,
+                 count: int, worse: bool) -> list[RatingRow]:
+        """Up to ``count`` rows of the board ``owner`` sees nearest ``key`` (None: the
+        top) on one side of it, best first: each owner's range, merged."""
+        rows = (row for one in _owners(owner)
+                for row in self._side(pool, one, min_rounds, key, count, worse))
+        nearest = (heapq.nlargest if worse else heapq.nsmallest)(count, rows, key=_key)
+        return sorted(nearest, key=_key, reverse=True)
 
     def _side(self, pool: str, owner: str, min_rounds: int, key: Cursor | None,
               limit: int, worse: bool) -> list[RatingRow]:

@@ -1,6 +1,6 @@
 """The service's ``TurnScheduler`` on Celery: each turn becomes a task on its level's
-queue (and its ``WebhookQueue``: each webhook message an attempt task; its
-``RatingQueue``: the rater). Tasks are sent
+queue (and its ``WebhookQueue``: each webhook message an attempt task; the rater and
+the matcher, ``CeleryNudge``). Tasks are sent
 by name, so the sender never imports the task code.
 
 Each message expires ``turn_expires_s`` after it is due, counted from when the move
@@ -65,34 +65,16 @@ class CeleryWebhooks:
                            retry_policy=PUBLISH_RETRY)
 
 
-class CeleryRatings:
-    """The ``RatingQueue`` on Celery: the rater, a task on the ratings queue, sent at
-    most every ``every_s`` by this process (each one rates all that waits)."""
+class CeleryNudge:
+    """A ``Nudge`` on Celery: ``task`` (no arguments) sent to ``queue`` at most every
+    ``every_s`` by this process, dropped unstarted after ``expires_s`` (each run does
+    all there is to do, so a poke between two sends loses nothing)."""
 
-    def __init__(self, app: Celery, every_s: float = 1.0,
+    def __init__(self, app: Celery, task: str, queue: str, every_s: float, expires_s: float,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.app = app
-        self._every_s = every_s
-        self._clock = clock
-        self._sent = -every_s
-
-    def rate(self) -> None:
-        now = self._clock()
-        if now - self._sent < self._every_s:
-            return
-        self.app.send_task("president.rate_rounds", queue=RATINGS_QUEUE,
-                           expires=10 * self._every_s, retry=True, retry_policy=PUBLISH_RETRY)
-        self._sent = now
-
-
-class CeleryMatcher:
-    """The ``Matcher`` on Celery: the matching task (beat's, every second, besides),
-    sent at most every ``every_s`` by this process."""
-
-    def __init__(self, app: Celery, every_s: float = 0.2,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.app = app
-        self._every_s = every_s
+        self._task, self._queue = task, queue
+        self._every_s, self._expires_s = every_s, expires_s
         self._clock = clock
         self._sent = -every_s
 
@@ -100,6 +82,17 @@ class CeleryMatcher:
         now = self._clock()
         if now - self._sent < self._every_s:
             return
-        self.app.send_task("president.match", queue=MAINTENANCE_QUEUE, expires=1,
+        self.app.send_task(self._task, queue=self._queue, expires=self._expires_s,
                            retry=True, retry_policy=PUBLISH_RETRY)
         self._sent = now
+
+
+def celery_rater(app: Celery) -> CeleryNudge:
+    """The rater, on its own queue, sent when the relay finds rounds to rate."""
+    return CeleryNudge(app, "president.rate_rounds", RATINGS_QUEUE, every_s=1.0,
+                       expires_s=10.0)
+
+
+def celery_matcher(app: Celery) -> CeleryNudge:
+    """The matcher, sent when a ticket comes (beat sends it every second besides)."""
+    return CeleryNudge(app, "president.match", MAINTENANCE_QUEUE, every_s=0.2, expires_s=1.0)

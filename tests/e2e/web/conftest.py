@@ -16,6 +16,7 @@ import bootstrap
 from services.api.app import create_app
 from services.container import Container
 from services.store.db import upgrade
+from browsers import watched_page
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Without these, Chromium's background connections (updates, sync, QUIC probes) are
@@ -58,18 +59,8 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def page(browser: Browser, live_server: str) -> Iterator[Page]:
-    """A fresh browser profile (empty localStorage) on the service, failing the test on
-    any uncaught error in the page's scripts and on anything the Content-Security-Policy
-    refused (the browser says so on the console)."""
-    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844})
-    errors: list[str] = []
-    page = context.new_page()
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: errors.append(message.text)
-            if "Content Security Policy" in message.text else None)
-    yield page
-    context.close()  # closes the event stream before the server goes
-    assert not errors, errors
+    with watched_page(browser, live_server) as one:
+        yield one
 
 
 @pytest.fixture

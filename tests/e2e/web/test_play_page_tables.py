@@ -11,6 +11,8 @@ from typing import Any, Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from browsers import watched_page
+
 WEB = Path(__file__).resolve().parents[3] / "services" / "api" / "web"
 ONLINE = re.compile(r"\bonline\b")
 WAITING = "The game starts when every seat is taken"
@@ -18,17 +20,9 @@ WAITING = "The game starts when every seat is taken"
 
 @pytest.fixture
 def second_page(browser: Browser, live_server: str) -> Iterator[Page]:
-    """Another person's browser (its own localStorage), failing the test on any error in
-    the page's scripts, like ``page``."""
-    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844})
-    errors: list[str] = []
-    other = context.new_page()
-    other.on("pageerror", lambda error: errors.append(str(error)))
-    other.on("console", lambda message: errors.append(message.text)
-             if "Content Security Policy" in message.text else None)
-    yield other
-    context.close()
-    assert not errors, errors
+    """Another person's browser (its own localStorage), watched like ``page``."""
+    with watched_page(browser, live_server) as other:
+        yield other
 
 
 def open_a_table(page: Page, others: tuple[str, ...], name: str = "Ann") -> str:

@@ -19,6 +19,7 @@ from services.store import Store
 from services.store.models import RatingRow, TicketRow
 from test_http import assert_problem, bearer
 from test_tables import key
+from together import at_once
 
 
 @pytest.fixture
@@ -131,21 +132,8 @@ def test_matchers_running_at_once_put_no_ticket_in_two_games(client: FlaskClient
                                                             db: Engine) -> None:
     owner = key(db)
     tickets = [ticket(client, owner, f"p{n}") for n in range(40)]
-    games: list[int] = []
-    errors: list[BaseException] = []
-
-    def matcher() -> None:
-        try:
-            games.append(run_matcher(client, db))
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-
-    threads = [threading.Thread(target=matcher) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors and sum(games) == 10
+    games = at_once(lambda: run_matcher(client, db), 6)
+    assert sum(games) == 10
     seen = [read(client, owner, t["id"]) for t in tickets]
     seats = [(s["game_id"], s["seat"]) for s in seen]
     assert {s["state"] for s in seen} == {"matched"} and len(set(seats)) == 40

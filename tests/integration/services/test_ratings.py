@@ -6,7 +6,6 @@ cursor and ``around``, and a player's figures agreeing with its rounds."""
 from __future__ import annotations
 
 import math
-import threading
 from typing import Callable
 
 from sqlalchemy import Engine, func, select
@@ -26,6 +25,7 @@ from services.store.models import (
     RatedRoundRow, RatingHistoryRow, RatingQueueRow, WebhookMessageRow,
 )
 from test_webhook_store import POLICY as HOOKS, Allow, Plain
+from together import at_once
 from workers.ai import LEVELS
 
 UowFactory = Callable[[], UnitOfWork]
@@ -120,20 +120,7 @@ def test_each_round_is_rated_once_whoever_runs_the_rater_how_often(
     for game_id, token in games:
         _play_out(uow_factory, game_id, token)
     assert _queued(db) == 6
-    errors: list[BaseException] = []
-
-    def rater() -> None:
-        try:
-            rate_all(uow_factory, POLICY)
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-
-    threads = [threading.Thread(target=rater) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors
+    at_once(lambda: rate_all(uow_factory, POLICY), 4)  # (an error of one fails the test)
     assert rate_all(uow_factory, POLICY) == 0  # a rater sent once more finds nothing
     with db.connect() as connection:
         rated = connection.execute(select(RatedRoundRow.game_id, RatedRoundRow.round)).all()
