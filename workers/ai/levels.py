@@ -37,11 +37,11 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
 SEARCHES = {"hard": (8, False), "expert": (12, True)}
 
 
-def _searched(view: View, level: str, seed: int, budget: Budget | None
-              ) -> tuple[Action, tuple[Weighed, ...]]:
+def _searched(view: View, level: str, seed: int, budget: Budget | None,
+              also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
     most, racing = SEARCHES[level]
     return weigh(view, seed, budget or DEFAULT_BUDGETS[level], max_candidates=most,
-                 racing=racing)
+                 racing=racing, also=also)
 
 
 def _hard(view: View, seed: int, budget: Budget | None) -> Action:
@@ -58,13 +58,16 @@ _POLICIES: dict[str, Callable[[View, int, Budget | None], Action]] = {
 LEVELS = tuple(_POLICIES)  # the one list of level names, weakest first
 
 
-def analyse(view: View, level: str, *, seed: int = 0, budget: Budget | None = None
-            ) -> tuple[Action, tuple[Weighed, ...]]:
+def analyse(view: View, level: str, *, seed: int = 0, budget: Budget | None = None,
+            also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
     """The level's choice, as ``decide`` makes it, and, for the levels that search (Hard
-    and Expert), each candidate it weighed with its expected points and simulations."""
+    and Expert), each candidate it weighed with its expected points and simulations,
+    ``also`` among them (a play the seat took, weighed whatever the level thinks of it)."""
+    if also is not None and also not in view.legal_actions:
+        raise ValueError(f"{also} is not one of the seat's legal actions")
     if level not in SEARCHES:
         return decide(view, level, seed=seed, budget=budget), ()
-    return _searched(view, level, seed, budget)
+    return _searched(view, level, seed, budget, also)
 
 
 def decide(view: View, level: str, *, seed: int = 0, budget: Budget | None = None) -> Action:

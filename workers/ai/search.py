@@ -70,9 +70,7 @@ def candidates(view: View, limit: int) -> list[Action]:
     distinct: list[Play] = []
     for play in legal:
         assert isinstance(play, Play)
-        jokers = play.jokers
-        key = ((play.kind, play.rank, play.size, jokers) if not view.rules.straights
-               else (play.kind, play.rank, play.size, jokers, play.mask & ~(3 << 52)))
+        key = _choice(play, view.rules.straights)
         if key not in seen:
             seen.add(key)
             distinct.append(play)
@@ -86,6 +84,25 @@ def candidates(view: View, limit: int) -> list[Action]:
     return kept
 
 
+def _choice(play: Play, straights: bool) -> tuple[int, ...]:
+    """What tells two plays apart as choices (see ``candidates``)."""
+    if not straights:
+        return (play.kind, play.rank, play.size, play.jokers)
+    return (play.kind, play.rank, play.size, play.jokers, play.mask & ~(3 << 52))
+
+
+def with_also(view: View, cands: list[Action], also: Action) -> list[Action]:
+    """``cands`` with ``also`` among them, in place of the candidate it is the same
+    choice as (so that its own text names it), or added."""
+    if not isinstance(also, Play):
+        return cands
+    straights = view.rules.straights
+    for i, cand in enumerate(cands):
+        if isinstance(cand, Play) and _choice(cand, straights) == _choice(also, straights):
+            return [*cands[:i], also, *cands[i + 1:]]
+    return [*cands, also]
+
+
 @dataclass(frozen=True)
 class Weighed:
     """A candidate as the search saw it: the round's points it expects for the seat (the
@@ -97,10 +114,12 @@ class Weighed:
 
 
 def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
-          epsilon: float = 0.1, racing: bool = False) -> tuple[Action, tuple[Weighed, ...]]:
+          epsilon: float = 0.1, racing: bool = False, also: Action | None = None
+          ) -> tuple[Action, tuple[Weighed, ...]]:
     """The search's choice for the seat of ``view`` and what it weighed to make it
     (nothing when there was no choice to search: a gift, by Normal's rule, or one
-    candidate).
+    candidate). ``also``: a legal play weighed whatever the ranking (the action a seat
+    took, for a review), named by its own text among the candidates.
 
     With ``racing`` the candidates clearly behind the leader are dropped as the deals
     accumulate, so the budget goes to the contenders and a clear decision ends early."""
@@ -113,6 +132,8 @@ def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
             hand |= card.bit
         return normal_gift(hand, view.pending[0][2]), ()
     cands = candidates(view, max_candidates)
+    if also is not None:
+        cands = with_also(view, cands, also)
     if len(cands) == 1:
         return cands[0], ()
     return _best(view, cands, seed, budget, epsilon, racing)

@@ -124,17 +124,17 @@ class AiClient:
         return self._ask(view, engine, seed, budget, timeout_s, explain=False)[0]
 
     def analyse(self, view: View, engine: str, *, seed: int = 0,
-                budget: Budget | None = None, timeout_s: float = 5.0
-                ) -> tuple[Action, tuple[Weighed, ...]]:
+                budget: Budget | None = None, timeout_s: float = 5.0,
+                also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
         """``decide``, and the candidates the engine says it weighed (each checked to be
-        a legal action, with points a number)."""
-        return self._ask(view, engine, seed, budget, timeout_s, explain=True)
+        a legal action, with points a number), ``also`` among them."""
+        return self._ask(view, engine, seed, budget, timeout_s, explain=True, also=also)
 
     def _ask(self, view: View, engine: str, seed: int, budget: Budget | None, timeout_s: float,
-             explain: bool) -> tuple[Action, tuple[Weighed, ...]]:
+             explain: bool, also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
         stub = self._stub(engine)
         try:
-            response = stub.Decide(request_to_proto(view, engine, seed, budget, explain),
+            response = stub.Decide(request_to_proto(view, engine, seed, budget, explain, also),
                                    timeout=timeout_s)
         except grpc.RpcError as exc:
             code = exc.code() if isinstance(exc, grpc.Call) else None

@@ -184,9 +184,10 @@ def view_from_proto(m: pb.SeatView) -> View:
 
 
 def request_to_proto(view: View, level: str, seed: int, budget: Budget | None = None,
-                     explain: bool = False) -> pb.DecideRequest:
+                     explain: bool = False, also: Action | None = None) -> pb.DecideRequest:
     return pb.DecideRequest(view=view_to_proto(view), level=level, seed=seed,
-                            budget=budget_to_proto(budget), explain=explain)
+                            budget=budget_to_proto(budget), explain=explain,
+                            weigh_also=also_to_proto(also))
 
 
 def request_from_proto(m: pb.DecideRequest) -> tuple[View, str, int, Budget | None]:
@@ -194,6 +195,15 @@ def request_from_proto(m: pb.DecideRequest) -> tuple[View, str, int, Budget | No
         raise ValueError("the request has no view")
     budget = budget_from_proto(m.budget) if m.HasField("budget") else None
     return view_from_proto(m.view), m.level, m.seed, budget
+
+
+def also_to_proto(also: Action | None) -> str:
+    return "" if also is None else action_to_proto(also)
+
+
+def also_from_proto(m: pb.DecideRequest) -> Action | None:
+    """The action a request asks to be weighed too, if any (legal: the caller checks)."""
+    return action_from_proto(m.weigh_also) if m.weigh_also else None
 
 
 def response_to_proto(action: Action, weighed: Sequence[Weighed] = ()) -> pb.DecideResponse:

@@ -32,7 +32,7 @@ from config.settings import defaulted
 from workers.ai.budget import Budget
 from workers.ai.levels import DEFAULT_BUDGETS, LEVELS, analyse, decide
 from workers.ai.search import Weighed
-from workers.rpc.serde import request_from_proto, response_to_proto
+from workers.rpc.serde import also_from_proto, request_from_proto, response_to_proto
 from workers.rpc.validate import check_view
 
 log = logging.getLogger("president.ai_worker")
@@ -86,6 +86,9 @@ class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # genera
             if level not in LEVELS:
                 raise ValueError(f"unknown level {level!r}; this worker serves {', '.join(LEVELS)}")
             check_view(view)
+            also = also_from_proto(request)
+            if also is not None and also not in view.legal_actions:
+                raise ValueError(f"weigh_also {also} is not one of the view's legal actions")
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except Exception:  # a check that missed a malformed shape: still the input's fault
@@ -95,7 +98,8 @@ class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # genera
             budget = fit_to_deadline(level, budget, context.time_remaining(), self._cap)
         except TimeoutError as exc:
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(exc))
-        action, weighed = self._decide(view, level, seed, budget, request.explain, context)
+        action, weighed = self._decide(view, level, seed, budget, request.explain, also,
+                                       context)
         remaining = context.time_remaining()
         if remaining is not None and remaining <= 0:  # never a late reply
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the answer came too late")
@@ -103,10 +107,11 @@ class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # genera
 
     @staticmethod
     def _decide(view: View, level: str, seed: int, budget: Budget | None, explain: bool,
-                context: grpc.ServicerContext) -> tuple[Action, tuple[Weighed, ...]]:
+                also: Action | None, context: grpc.ServicerContext
+                ) -> tuple[Action, tuple[Weighed, ...]]:
         try:
             if explain:
-                return analyse(view, level, seed=seed, budget=budget)
+                return analyse(view, level, seed=seed, budget=budget, also=also)
             return decide(view, level, seed=seed, budget=budget), ()
         except ValueError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))

@@ -19,7 +19,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from benchmarks.ports import free_port
-from engine import Give, Phase, Rules, View, cards_of, observe
+from engine import ALL_CARDS, Give, Phase, Play, Rules, View, cards_of, observe
 from engine.determinize import hidden_cards
 from president.ai.v1 import ai_pb2 as pb
 from president.ai.v1 import ai_pb2_grpc
@@ -643,6 +643,28 @@ def test_a_searching_level_reports_its_candidates_over_grpc(client: AiClient,
 
 def test_a_heuristic_level_reports_no_candidates(client: AiClient) -> None:
     assert client.analyse(VIEWS[0], "normal", timeout_s=30)[1] == ()
+
+
+def test_the_action_a_review_asks_for_is_weighed_over_grpc(client: AiClient) -> None:
+    view = next(v for v in VIEWS if isinstance(v.legal_actions[0], Play)
+                and len(v.legal_actions) > 2)
+    taken = view.legal_actions[-1]
+    action, weighed = client.analyse(view, "expert", seed=3, budget=SMALL, timeout_s=30,
+                                     also=taken)
+    assert (action, weighed) == analyse(view, "expert", seed=3, budget=SMALL, also=taken)
+    assert taken in {w.action for w in weighed}
+
+
+def test_an_action_to_weigh_that_is_not_legal_is_refused(
+        stub: ai_pb2_grpc.AiServiceStub) -> None:
+    view = VIEWS[1]
+    request = request_to_proto(view, "expert", 0, SMALL, explain=True)
+    not_held = next(card for card in ALL_CARDS if card not in view.hand)
+    for bad in (str(not_held), "not a card"):
+        request.weigh_also = bad
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.Decide(request, timeout=30)
+        assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
 
 
 class Weighing(Scripted):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine import Rules, View, observe
+from engine import ALL_CARDS, Play, Rules, View, observe
 from workers.ai import LEVELS, Budget, analyse, decide
 
 from aihelpers import drive, other_seats_in, rules_strategy, seeds
@@ -73,3 +73,24 @@ def test_two_positions_that_differ_only_in_hidden_cards_are_weighed_alike(
     for level in LEVELS:
         assert analyse(view, level, seed=ai_seed, budget=Budget(simulations=12)) == \
             analyse(other_view, level, seed=ai_seed, budget=Budget(simulations=12))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_an_action_asked_for_is_weighed_and_named_by_its_own_text(seed: int) -> None:
+    """A review asks Expert to weigh the play the seat took, even one it would never
+    have considered (the weakest by its ranking), under that play's exact text."""
+    view, _ = _position(seed)
+    _, plain = analyse(view, "expert", seed=seed, budget=BUDGET)
+    unweighed = [a for a in view.legal_actions if a not in {w.action for w in plain}]
+    assert unweighed  # (suits that do not matter: one play of a rank stands for the others)
+    for taken in unweighed:
+        action, weighed = analyse(view, "expert", seed=seed, budget=BUDGET, also=taken)
+        assert taken in {w.action for w in weighed}
+        assert action in {w.action for w in weighed}
+
+
+def test_an_action_asked_for_must_be_legal() -> None:
+    view, _ = _position(5)
+    not_held = next(card for card in ALL_CARDS if card not in view.hand)
+    with pytest.raises(ValueError):
+        analyse(view, "expert", seed=1, budget=BUDGET, also=Play.from_cards([not_held]))

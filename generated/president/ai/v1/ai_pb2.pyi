@@ -34,18 +34,20 @@ ROLE_VICE_TROU: Role
 ROLE_TROU: Role
 
 class DecideRequest(_message.Message):
-    __slots__ = ("view", "level", "seed", "budget", "explain")
+    __slots__ = ("view", "level", "seed", "budget", "explain", "weigh_also")
     VIEW_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     EXPLAIN_FIELD_NUMBER: _ClassVar[int]
+    WEIGH_ALSO_FIELD_NUMBER: _ClassVar[int]
     view: SeatView
     level: str
     seed: int
     budget: Budget
     explain: bool
-    def __init__(self, view: _Optional[_Union[SeatView, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., explain: _Optional[bool] = ...) -> None: ...
+    weigh_also: str
+    def __init__(self, view: _Optional[_Union[SeatView, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., explain: _Optional[bool] = ..., weigh_also: _Optional[str] = ...) -> None: ...
 
 class DecideResponse(_message.Message):
     __slots__ = ("action", "candidates")
