@@ -20,13 +20,14 @@ from services.api.app import create_app
 from services.commands import RatingPolicy, TableDefaults, WebhookPolicy
 from services.container import Container, Webhooks
 from services.background import (
-    BackgroundMatcher, BackgroundRatings, BackgroundScheduler, BackgroundWebhooks,
+    BackgroundMatcher, BackgroundRatings, BackgroundReviews, BackgroundScheduler,
+    BackgroundWebhooks,
 )
 from services.domain import Hint
 from services.domain import Weighed as HintCandidate
 from services.errors import Unavailable
 from services.ports import (
-    Adviser, Fallback, Nudge, TurnScheduler, WebhookQueue,
+    Adviser, Fallback, Nudge, ReviewQueue, TurnScheduler, WebhookQueue,
 )
 from services.relay import Relay
 from services.store import Store
@@ -36,7 +37,7 @@ from workers.rpc.client import AiClient, AiError, engines_from_env, tls_roots_fr
 from workers.turns.app import make_celery
 from workers.turns.runtime import TurnRuntime
 from workers.turns.scheduler import (
-    CeleryScheduler, CeleryWebhooks, celery_matcher, celery_rater,
+    CeleryReviews, CeleryScheduler, CeleryWebhooks, celery_matcher, celery_rater,
 )
 from workers.turns.settings import TurnSettings
 from workers.webhooks.http import HttpSender
@@ -45,8 +46,9 @@ from workers.webhooks.http import HttpSender
 class AdviserHere:
     """The ``Adviser`` in this process (no broker: no AI worker either)."""
 
-    def advise(self, view: View, level: str, seed: int, budget_ms: float | None) -> Hint:
-        action, weighed = analyse(view, level, seed=seed, budget=_budget(budget_ms))
+    def advise(self, view: View, level: str, seed: int, budget_ms: float | None,
+               also: Action | None = None) -> Hint:
+        action, weighed = analyse(view, level, seed=seed, budget=_budget(budget_ms), also=also)
         return _hint(level, action, weighed)
 
 
@@ -59,13 +61,15 @@ class AdviserOverGrpc:
     def __init__(self, client: AiClient) -> None:
         self._client = client
 
-    def advise(self, view: View, level: str, seed: int, budget_ms: float | None) -> Hint:
+    def advise(self, view: View, level: str, seed: int, budget_ms: float | None,
+               also: Action | None = None) -> Hint:
         default = DEFAULT_BUDGETS.get(level)
         ms = budget_ms or (default.milliseconds if default is not None else None) or 0.0
         try:
             action, weighed = self._client.analyse(view, level, seed=seed,
                                                    budget=_budget(budget_ms),
-                                                   timeout_s=ms / 1000 + self.MARGIN_S)
+                                                   timeout_s=ms / 1000 + self.MARGIN_S,
+                                                   also=also)
         except AiError as error:
             raise Unavailable(f"the AI level {level} gave no hint: {error}") from error
         return _hint(level, action, weighed)
@@ -121,6 +125,7 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         ratings: Nudge = BackgroundRatings(store.uow, policy)
         matcher: Nudge = BackgroundMatcher(store.uow, hooks.vault, table_defaults())
         adviser: Adviser = AdviserHere()
+        reviews: ReviewQueue = BackgroundReviews(store.uow, adviser, review_budget_ms())
         engines = LEVELS
     else:
         settings = TurnSettings.from_env(broker_url=broker_url)
@@ -129,11 +134,12 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         queue = CeleryWebhooks(app, hooks.policy.queue_wait_s)
         ratings, matcher = celery_rater(app), celery_matcher(app)
         adviser = AdviserOverGrpc(AiClient(engines_from_env(), tls_roots=tls_roots_from_env()))
+        reviews = CeleryReviews(app)
         engines = tuple(engines_from_env())
     start_relay(store, scheduler, queue, hooks.policy, ratings)
     return Container(uow=store.uow, reads=store.reads, engines=engines,
                      ready=store.ready, defaults=table_defaults(), webhooks=hooks,
-                     ratings=policy, matcher=matcher, adviser=adviser)
+                     ratings=policy, matcher=matcher, adviser=adviser, reviews=reviews)
 
 
 def start_relay(store: Store, scheduler: TurnScheduler, webhook_queue: WebhookQueue,
@@ -179,6 +185,10 @@ def rating_policy() -> RatingPolicy:
                         int(defaulted("PRESIDENT_LEADERBOARD_MIN_ROUNDS")))
 
 
+def review_budget_ms() -> float:
+    return float(defaulted("PRESIDENT_REVIEW_BUDGET_MS"))
+
+
 def table_defaults() -> TableDefaults:
     timeout = setting("PRESIDENT_TURN_TIMEOUT_MS")
     return TableDefaults(int(defaulted("PRESIDENT_AI_PACE_MS")),
@@ -213,4 +223,6 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
     hooks, policy = webhooks(), rating_policy()
     start_relay(store, scheduler, CeleryWebhooks(app, hooks.policy.queue_wait_s),
                 hooks.policy, celery_rater(app))
-    return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks, policy, table_defaults())
+    return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks, policy, table_defaults(),
+                       adviser=AdviserOverGrpc(ai), reviews=CeleryReviews(app),
+                       review_budget_ms=review_budget_ms())

@@ -59,6 +59,12 @@ SETTINGS = (
             "hints a seat may ask for (`POST /v1/games/{id}/hint`), per seat"),
     Setting("PRESIDENT_HINTS_RATE_KEY", "600/hour",
             "hints all the seats of a key's games may ask for together"),
+    Setting("PRESIDENT_REVIEWS_RATE_SEAT", "10/hour",
+            "round reviews a seat may ask for (`POST /v1/games/{id}/rounds/{n}/review`)"),
+    Setting("PRESIDENT_REVIEWS_RATE_KEY", "300/hour",
+            "round reviews a key and the seats of its games may ask for together"),
+    Setting("PRESIDENT_REVIEW_BUDGET_MS", "250",
+            "Expert's thinking time for each decision a review weighs"),
     Setting("PRESIDENT_RATING_POOLS", "preset-players",
             "which rated games share a rating pool: preset-players (a preset and a player "
             "count), preset, or one (all together)"),

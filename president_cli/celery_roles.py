@@ -33,10 +33,10 @@ def _celery_worker(args: argparse.Namespace) -> int:
     from celery.signals import worker_shutting_down
 
     from workers.turns import embedded
-    from workers.turns.app import QUEUES
+    from workers.turns.app import DEFAULT_QUEUES
 
     app = celery_app()
-    argv = ["worker", "--loglevel", args.loglevel, "--queues", args.queues or ",".join(QUEUES),
+    argv = ["worker", "--loglevel", args.loglevel, "--queues", args.queues or ",".join(DEFAULT_QUEUES),
             "--pool", args.pool, "--concurrency", str(args.concurrency),
             "--without-gossip", "--without-mingle"]
     if args.name:
@@ -73,7 +73,8 @@ def _broker_init(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cw = sub.add_parser("celery-worker", help="play AI turns from the queues (CELERY_BROKER_URL)")
-    cw.add_argument("--queues", help="comma-separated; default: every AI queue and maintenance")
+    cw.add_argument("--queues", help="comma-separated; default: every queue but reviews "
+                    "(which workers of their own serve: --queues reviews)")
     cw.add_argument("--pool", default="prefork", choices=("prefork", "solo", "threads"))
     cw.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
     cw.add_argument("--name", help="the worker's node name, e.g. ai-hard@%%h")

@@ -22,9 +22,10 @@ from services.commands import RatingPolicy, TableDefaults, Turn
 from services.container import Webhooks
 from services.handlers.matchmaking import match
 from services.handlers.ratings import rate_all
+from services.handlers.reviews import review_round
 from services.handlers.turns import play_instead, take_ai_turn
 from services.handlers.webhooks import deliver
-from services.ports import Decide, Fallback, Secrets, UnitOfWork
+from services.ports import Adviser, Decide, Fallback, Secrets, UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +179,35 @@ class BackgroundRatings(_OnDemand):
                 rate_all(self._uow_factory, self._policy)
             except Exception:  # noqa: BLE001 - the rounds stay queued: the next wake
                 log.exception("ratings: could not rate the queued rounds")
+
+
+class BackgroundReviews(_OnDemand):
+    """The reviews when no broker is configured: a thread computing them one at a time,
+    oldest first, woken by each new one (one a stopped process left is taken up at the
+    next)."""
+
+    NAME = "president-reviews"
+
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], adviser: Adviser,
+                 budget_ms: float) -> None:
+        super().__init__()
+        self._uow_factory = uow_factory
+        self._adviser = adviser
+        self._budget_ms = budget_ms
+
+    def review(self, game_id: str, round_no: int) -> None:
+        self.poke()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            try:
+                while review_round("", None, self._uow_factory, self._adviser,
+                                   self._budget_ms) is not None:
+                    pass
+            except Exception:  # noqa: BLE001 - left running: its lease ends, a wake retries
+                log.exception("reviews: a review failed")
 
 
 class BackgroundMatcher(_OnDemand):

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from services.commands import RatingPolicy, TableDefaults, WebhookPolicy
-from services.ports import Adviser, Nudge, Reads, Secrets, UnitOfWork, WebhookSender
+from services.ports import (
+    Adviser, Nudge, Reads, ReviewQueue, Secrets, UnitOfWork, WebhookSender,
+)
 
 
 @dataclass(frozen=True)
@@ -30,3 +32,4 @@ class Container:
     ratings: RatingPolicy = field(default_factory=RatingPolicy)  # pools, leaderboards
     matcher: Nudge | None = None  # poked when a ticket comes (None: beat's only)
     adviser: Adviser | None = None  # hints (None: this service gives none)
+    reviews: ReviewQueue | None = None  # round reviews (None: this service makes none)

@@ -337,6 +337,47 @@ class Hint:
     candidates: tuple[Weighed, ...] = ()
 
 
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a reviewed round, in the order of the round's log. For a seat
+    reviewed (a human's), Expert's choice from that seat's view at the time and the
+    round's points expected of each (None: not weighed: a gift, by rule rather than by
+    search); ``lost`` is what the action taken cost by Expert's reckoning (0 when they
+    agree or the seat had no choice)."""
+
+    index: int  # 1-based, within the round
+    seat: int
+    action: str | None  # canonical text; None: a gift the viewer did not see
+    receiver: int | None = None  # a gift's
+    best: str | None = None  # Expert's choice (reviewed seats only)
+    taken_points: float | None = None
+    best_points: float | None = None
+    lost: float | None = None
+    simulations: int = 0
+
+
+REVIEW_STATES = ("queued", "running", "done", "failed")
+
+
+@dataclass(frozen=True)
+class Review:
+    """A round's review (``handlers.reviews``): queued, running, then done with every
+    decision of the round and each reviewed seat's total of points lost."""
+
+    game_id: str
+    round_no: int
+    state: str  # one of REVIEW_STATES
+    owner: str | None  # the game's owner, whose AI time it spends
+    requested_at: datetime
+    finished_at: datetime | None = None
+    seats: tuple[int, ...] = ()  # the seats reviewed (the human ones)
+    decisions: tuple[Decision, ...] = ()
+    totals: dict[int, float] = field(default_factory=dict)  # seat -> points lost
+    done: int = 0  # decisions weighed so far (while running)
+    error: str | None = None
+    attempts: int = 0  # runs started (a worker lost with one leaves it to the next)
+
+
 class Standing(NamedTuple):
     """A player on a leaderboard: its place (1: the best) and rating."""
 

@@ -219,9 +219,22 @@ class TicketNotWaiting(ServiceError):
 
 
 class HintsForbidden(ServiceError):
-    """The game was made with ``hints: false``."""
+    """The game was made with ``hints: false`` (reviews too, until the series is over),
+    or this service runs no AI adviser."""
 
     code = "hints_forbidden"
+
+
+class RoundNotOver(ServiceError):
+    """A round under way (or not yet dealt) cannot be reviewed."""
+
+    code = "round_not_over"
+
+
+class ReviewNotFound(GameNotFound):
+    """Nobody asked for that round's review yet."""
+
+    code = "review_not_found"
 
 
 class BadLevel(BadRequest):

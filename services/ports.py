@@ -17,8 +17,8 @@ from engine.plays import Action
 from engine.state import LogEntry
 from services.domain import (
     Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hint, Hook, Outcome, PlayerRef,
-    PoolSummary, RatedRound, Rating, RoundToRate, ServiceEvent, Standing, Ticket, TurnMessage,
-    Waiting,
+    PoolSummary, RatedRound, Rating, Review, RoundToRate, ServiceEvent, Standing, Ticket,
+    TurnMessage, Waiting,
     WebhookEndpoint,
 )
 
@@ -26,10 +26,12 @@ Decide = Callable[[View, str], Action]
 
 
 class Adviser(Protocol):
-    """An AI level asked for a hint: its choice for the seat of ``view`` within
-    ``budget_ms`` (None: the level's default), and what it weighed."""
+    """An AI level asked for a hint (or a review): its choice for the seat of ``view``
+    within ``budget_ms`` (None: the level's default), and what it weighed, ``also``
+    among it (the action a reviewed seat took)."""
 
-    def advise(self, view: View, level: str, seed: int, budget_ms: float | None) -> Hint: ...
+    def advise(self, view: View, level: str, seed: int, budget_ms: float | None,
+               also: Action | None = None) -> Hint: ...
 """An AI engine's choice for the seat of a view: ``decide(view, engine_name)``."""
 
 
@@ -244,6 +246,40 @@ class TicketRepository(Protocol):
         """Whether any ticket waits."""
 
 
+class ReviewRepository(Protocol):
+    """Round reviews (``handlers.reviews``): one a round, its lease held while it runs."""
+
+    def add(self, review: Review) -> bool:
+        """False: that round's review was asked for already."""
+
+    def get(self, game_id: str, round_no: int) -> Review | None: ...
+
+    def claim(self, game_id: str, round_no: int | None, lease_s: float) -> Review | None:
+        """The review, now running for ``lease_s`` (by the database's clock), if it was
+        queued or its last run's lease is over; ``round_no`` None: the oldest such of
+        any game (``game_id`` ignored)."""
+
+    def progress(self, game_id: str, round_no: int, done: int, lease_s: float) -> None:
+        """``done`` decisions weighed; the lease runs ``lease_s`` from now."""
+
+    def finish(self, review: Review) -> bool:
+        """Store the finished (done or failed) review; False if it is not running."""
+
+    def stale(self, after_s: float, limit: int) -> list[tuple[str, int]]:
+        """(game id, round) of reviews queued longer than ``after_s`` or whose lease is
+        over: their task was lost."""
+
+    def queued(self, owner: str | None) -> int:
+        """How many of ``owner``'s reviews wait or run."""
+
+
+class ReviewQueue(Protocol):
+    """Where a review to compute goes: a Celery task on the reviews queue, or a thread
+    of this process without a broker."""
+
+    def review(self, game_id: str, round_no: int) -> None: ...
+
+
 class Nudge(Protocol):
     """A job run soon, however often asked, each run doing all there is to do: the
     rater when rounds wait to be rated, the matcher when a ticket comes (a Celery task,
@@ -382,6 +418,9 @@ class UnitOfWork(Protocol):
 
     @property
     def tickets(self) -> TicketRepository: ...
+
+    @property
+    def reviews(self) -> ReviewRepository: ...
 
     def __enter__(self) -> Self: ...
 

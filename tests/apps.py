@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from bootstrap import FALLBACK, AdviserHere, decide_here
 from databases import play_inline
 from services.api.app import create_app
-from services.background import BackgroundScheduler, BackgroundWebhooks
+from services.background import BackgroundReviews, BackgroundScheduler, BackgroundWebhooks
 from services.commands import WebhookPolicy
 from services.container import Container, Webhooks
 from services.inline import InlineScheduler
@@ -48,10 +48,16 @@ def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundSche
     return _app(store), runner
 
 
+# Expert's time a decision reviewed, in the tests: enough to weigh, quick to finish.
+REVIEW_BUDGET_MS = 20.0
+
+
 def _app(store: Store) -> APIFlask:
+    adviser = AdviserHere()
     return create_app(Container(uow=store.uow, reads=store.reads, engines=LEVELS,
                                 ready=store.ready, webhooks=quick_webhooks(),
-                                adviser=AdviserHere()))
+                                adviser=adviser,
+                                reviews=BackgroundReviews(store.uow, adviser, REVIEW_BUDGET_MS)))
 
 
 @dataclass

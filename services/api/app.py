@@ -20,6 +20,7 @@ from services.api.problems import HTTP_CODES, from_error, problem
 from services.api.render import rendered_cache
 from services.api.routes import v1
 from services.api.hints import hints
+from services.api.reviews import reviews
 from services.api.matchmaking import matchmaking
 from services.api.ratings import ratings
 from services.api.tables import tables
@@ -81,6 +82,7 @@ def create_app(container: Container, rendered_bytes: int | None = None) -> APIFl
     app.register_blueprint(ratings)
     app.register_blueprint(matchmaking)
     app.register_blueprint(hints)
+    app.register_blueprint(reviews)
     app.register_blueprint(hooks)
     _cors(app, defaulted("PRESIDENT_CORS_ORIGINS"))
     app.register_blueprint(web)

@@ -274,6 +274,46 @@ class HintOut(BaseModel):
                                                "weighed; empty for easy and normal")
 
 
+class ReviewQuery(Strict):
+    wait: float = Field(0, ge=0, le=30, description="long-poll: seconds to wait for the "
+                        "review to be done")
+
+
+class DecisionOut(BaseModel):
+    index: int = Field(description="its place in the round's actions, from 1")
+    seat: int
+    action: str | None = Field(description="the action taken; null: a gift the reader "
+                               "neither gave nor got")
+    receiver: int | None = Field(description="a gift's receiver; null for a play or a pass")
+    best: str | None = Field(description="Expert's choice from the seat's view at the time; "
+                             "null: not shown to this reader, or a seat not reviewed")
+    taken_points: float | None = Field(description="the round's points Expert expected of "
+                                       "the action taken")
+    best_points: float | None = Field(description="the round's points Expert expected of "
+                                      "its choice")
+    lost: float | None = Field(description="best_points - taken_points, at least 0; 0 when "
+                               "Expert agrees or there was no choice; null: not weighed (a "
+                               "gift, chosen by rule)")
+    simulations: int = Field(description="the deals Expert played out for the decision")
+
+
+class ReviewOut(BaseModel):
+    game_id: str
+    round: int
+    state: Literal["queued", "running", "done", "failed"]
+    level: str = Field(description="the AI level that weighs the decisions (expert)")
+    requested_at: str
+    finished_at: str | None
+    weighed: int = Field(description="decisions of the reviewed seats weighed so far")
+    seats: list[int] = Field(description="the seats reviewed: the human ones")
+    decisions: list[DecisionOut] = Field(description="every decision of the round, in order "
+                                         "(once done)")
+    totals: dict[str, float] = Field(description="points lost per reviewed seat the reader "
+                                     "may see (its own; every seat's for the owner's key "
+                                     "once the series is over)")
+    error: str | None
+
+
 class LeaderboardQuery(Strict):
     limit: int = Field(20, ge=1, le=100, description="standings a page; with around, "
                        "neighbours on each side")

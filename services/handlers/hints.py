@@ -7,14 +7,13 @@ counts against the game's owner, as its AI seats' does."""
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
 from typing import Callable
 
 from engine import NotYourTurn, observe
 from services.domain import Hint
-from services.errors import BadLevel, HintsForbidden, NotActive, NotStarted, QuotaExceeded
+from services.errors import BadLevel, HintsForbidden, NotActive, NotStarted
 from services.handlers.common import read, seat_of
-from services.handlers.turns import ai_time_used, hour_of
+from services.handlers.turns import charge_ai_time, refuse_past_quota
 from services.ports import Adviser, Reads, UnitOfWork
 
 HINT_LEVELS = ("easy", "normal", "hard", "expert")  # (bots give no hints)
@@ -38,17 +37,12 @@ def hint(game_id: str, token: str, level: str, budget_ms: float | None,
     view = observe(game.state, seat)
     if not view.legal_actions:
         raise NotYourTurn(f"seat {view.to_act} is to act, not seat {seat}")
-    if game.owner is not None and game.ai_seconds_per_hour is not None:
-        with uow_factory() as uow:
-            used = ai_time_used(uow, game.owner)
-        if used >= game.ai_seconds_per_hour:
-            raise QuotaExceeded(f"this game's owner used {used:.0f} s of AI thinking in "
-                                f"the last hour, its quota is {game.ai_seconds_per_hour} s")
+    with uow_factory() as uow:
+        refuse_past_quota(uow, game)
     started = clock()
     answer = adviser.advise(view, level, game.version if seed is None else seed, budget_ms)
     if game.owner is not None:
         with uow_factory() as uow:
-            uow.games.add_ai_time(game.owner, hour_of(datetime.now(timezone.utc)),
-                                  clock() - started)
+            charge_ai_time(uow, game.owner, clock() - started)
             uow.commit()
     return answer

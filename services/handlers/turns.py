@@ -16,7 +16,7 @@ from engine import PASS, CardsGiven, Passed, Played, observe
 from engine.plays import Action
 from services.commands import Turn
 from services.domain import Game, PlayedFor, Waiting
-from services.errors import StaleVersion
+from services.errors import QuotaExceeded, StaleVersion
 from services.handlers.moves import apply_and_save
 from services.handlers.tables import take_over
 from services.ports import Decide, Fallback, UnitOfWork, VersionConflict
@@ -46,7 +46,7 @@ def take_ai_turn(turn: Turn, uow: UnitOfWork, decide: Decide, fallback: Fallback
     played = _play(uow, game, turn.seat, action)
     if played is not None and game.owner is not None:
         with uow:
-            uow.games.add_ai_time(game.owner, hour_of(datetime.now(timezone.utc)), thought)
+            charge_ai_time(uow, game.owner, thought)
             uow.commit()
     return played
 
@@ -60,6 +60,22 @@ def ai_time_used(uow: UnitOfWork, owner: str, now: datetime | None = None) -> fl
     it: the hour under way and the one before."""
     since = hour_of(now or datetime.now(timezone.utc)) - timedelta(hours=1)
     return uow.games.ai_time_since(owner, since)
+
+
+def charge_ai_time(uow: UnitOfWork, owner: str, seconds: float) -> None:
+    """(In ``uow``, uncommitted.) AI thinking for ``owner``'s games: its seats', hints,
+    reviews."""
+    uow.games.add_ai_time(owner, hour_of(datetime.now(timezone.utc)), seconds)
+
+
+def refuse_past_quota(uow: UnitOfWork, game: Game) -> None:
+    """QuotaExceeded once the game's owner has spent the AI time its quota allows."""
+    if game.owner is None or game.ai_seconds_per_hour is None:
+        return
+    used = ai_time_used(uow, game.owner)
+    if used >= game.ai_seconds_per_hour:
+        raise QuotaExceeded(f"this game's owner used {used:.0f} s of AI thinking in the last "
+                            f"hour, its quota is {game.ai_seconds_per_hour} s")
 
 
 def _allowance_spent(uow: UnitOfWork, game: Game) -> bool:

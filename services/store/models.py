@@ -356,6 +356,31 @@ class TicketRow(Base):
     sealed_token: Mapped[str | None] = mapped_column(Text)
 
 
+OPEN = text("state IN ('queued', 'running')")
+
+
+class ReviewRow(Base):
+    """A round's review (``handlers.reviews``): one a round; while running, a lease the
+    sweeper sends it again after (its task lost with a worker or the broker)."""
+
+    __tablename__ = "reviews"
+    __table_args__ = (Index("ix_reviews_open", "requested_at",
+                            postgresql_where=OPEN, sqlite_where=OPEN),)
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    round_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    state: Mapped[str] = mapped_column(String(12))  # queued | running | done | failed
+    owner: Mapped[str | None] = mapped_column(String(32))
+    requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    done: Mapped[int] = mapped_column(Integer, default=0)  # decisions weighed so far
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # seats, decisions, totals
+    error: Mapped[str | None] = mapped_column(Text)
+
+
 class SchemaReadersRow(Base):
     """The oldest code (by its newest migration) that still runs on this database: written
     by every migration run (``migrations/env.py``), read by ``/readyz`` of code older than

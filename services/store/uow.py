@@ -14,6 +14,7 @@ from services.errors import Unavailable
 from services.store.moves import MoveBatches
 from services.store.players import SqlPlayers
 from services.store.ratings import SqlRatings
+from services.store.reviews import SqlReviews
 from services.store.tickets import SqlTickets
 from services.store.reads import GameReads
 from services.store.repository import SqlGameRepository, SqlKeyRepository, SqlOutbox
@@ -31,6 +32,7 @@ class SqlUnitOfWork:
     players: SqlPlayers
     ratings: SqlRatings
     tickets: SqlTickets
+    reviews: SqlReviews
 
     def __init__(self, sessions: sessionmaker[Session], reads: GameReads,
                  moves: MoveBatches | None = None,
@@ -51,6 +53,7 @@ class SqlUnitOfWork:
         self.players = SqlPlayers(lambda: self.session)
         self.ratings = SqlRatings(lambda: self.session)
         self.tickets = SqlTickets(lambda: self.session)
+        self.reviews = SqlReviews(lambda: self.session)
         return self
 
     @property

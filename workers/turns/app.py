@@ -14,13 +14,17 @@ from workers.turns.runtime import TurnRuntime
 from workers.turns.settings import TurnSettings
 # One queue per level, so that slow levels never starve fast ones; third-party bots
 # share one; sweeps, time limits and broker cleanup have their own; webhook attempts
-# theirs (a slow endpoint never delays a turn); the rater its own.
+# theirs (a slow endpoint never delays a turn); the rater its own. Round reviews (seconds
+# of Expert each, asked for from outside) have theirs too, served by workers of their
+# own: a worker's default queues leave it out, so no review ever holds a turn's worker.
 BOTS_QUEUE = "ai.bots"
 MAINTENANCE_QUEUE = "turns.maintenance"
 WEBHOOKS_QUEUE = "webhooks"
 RATINGS_QUEUE = "ratings"
-QUEUES = tuple(f"ai.{level}" for level in LEVELS) + (BOTS_QUEUE, MAINTENANCE_QUEUE,
-                                                     WEBHOOKS_QUEUE, RATINGS_QUEUE)
+REVIEWS_QUEUE = "reviews"
+DEFAULT_QUEUES = tuple(f"ai.{level}" for level in LEVELS) + (BOTS_QUEUE, MAINTENANCE_QUEUE,
+                                                             WEBHOOKS_QUEUE, RATINGS_QUEUE)
+QUEUES = DEFAULT_QUEUES + (REVIEWS_QUEUE,)
 
 
 def queue_for(engine: str) -> str:
@@ -103,6 +107,9 @@ def _beat_schedule(settings: TurnSettings) -> dict[str, dict[str, object]]:
         # seats not heard from lately are disconnected (handlers.presence)
         "expire-presence": {"task": "president.expire_presence", "schedule": 5.0,
                             "options": {"queue": MAINTENANCE_QUEUE, "expires": 5}},
+        # reviews whose task was lost sent again (handlers.reviews)
+        "sweep-reviews": {"task": "president.sweep_reviews", "schedule": 30.0,
+                          "options": {"queue": MAINTENANCE_QUEUE, "expires": 30}},
     }
     if embedded.is_embedded(settings.broker_url):
         schedule["broker-cleanup"] = {"task": "president.broker_cleanup", "schedule": 60.0,

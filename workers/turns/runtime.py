@@ -9,7 +9,7 @@ from typing import Callable
 
 from services.commands import RatingPolicy, TableDefaults
 from services.container import Webhooks
-from services.ports import Decide, Fallback, UnitOfWork
+from services.ports import Adviser, Decide, Fallback, ReviewQueue, UnitOfWork
 
 
 @dataclass(frozen=True)
@@ -20,3 +20,6 @@ class TurnRuntime:
     webhooks: Webhooks | None = None  # what the webhook attempts need
     ratings: RatingPolicy = RatingPolicy()  # how rounds are rated
     defaults: TableDefaults = TableDefaults()  # what the games matchmaking makes get
+    adviser: Adviser | None = None  # Expert over gRPC, for reviews
+    reviews: ReviewQueue | None = None  # where the sweeper sends lost reviews again
+    review_budget_ms: float = 0.0  # Expert's time a decision reviewed

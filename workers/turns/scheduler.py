@@ -1,6 +1,6 @@
 """The service's ``TurnScheduler`` on Celery: each turn becomes a task on its level's
-queue (and its ``WebhookQueue``: each webhook message an attempt task; the rater and
-the matcher, ``CeleryNudge``). Tasks are sent
+queue (and its ``WebhookQueue``: each webhook message an attempt task; its
+``ReviewQueue``: each review a task; the rater and the matcher, ``CeleryNudge``). Tasks are sent
 by name, so the sender never imports the task code.
 
 Each message expires ``turn_expires_s`` after it is due, counted from when the move
@@ -15,7 +15,9 @@ from typing import Callable
 
 from celery import Celery
 
-from workers.turns.app import MAINTENANCE_QUEUE, RATINGS_QUEUE, WEBHOOKS_QUEUE, queue_for
+from workers.turns.app import (
+    MAINTENANCE_QUEUE, RATINGS_QUEUE, REVIEWS_QUEUE, WEBHOOKS_QUEUE, queue_for,
+)
 
 # Longer time limits are not sent as countdown tasks: the sweeper finds them by their
 # deadline (a worker holds a countdown task in memory all along, and Redis hands it out
@@ -63,6 +65,18 @@ class CeleryWebhooks:
         self.app.send_task("president.deliver_webhook", args=(message_id, hand),
                            queue=WEBHOOKS_QUEUE, expires=self.wait_s, retry=True,
                            retry_policy=PUBLISH_RETRY)
+
+
+class CeleryReviews:
+    """The ``ReviewQueue`` on Celery: each review a task on the reviews queue (a copy
+    claims nothing: the review runs once)."""
+
+    def __init__(self, app: Celery) -> None:
+        self.app = app
+
+    def review(self, game_id: str, round_no: int) -> None:
+        self.app.send_task("president.review_round", args=(game_id, round_no),
+                           queue=REVIEWS_QUEUE, retry=True, retry_policy=PUBLISH_RETRY)
 
 
 class CeleryNudge:

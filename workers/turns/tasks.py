@@ -18,6 +18,7 @@ from services.errors import Unavailable
 from services.handlers.matchmaking import match
 from services.handlers.presence import expire
 from services.handlers.ratings import rate_all
+from services.handlers.reviews import review_round, send_stale
 from services.handlers.turns import play_instead, postpone, sweep, take_ai_turn
 from services.handlers.webhooks import deliver, prune
 from workers.rpc.client import AiError, UnknownEngine
@@ -125,6 +126,19 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
     @app.task(name="president.expire_presence", shared=False)
     def expire_presence() -> int:
         return expire(runtime().uow)
+
+    @app.task(name="president.review_round", shared=False)
+    def review(game_id: str, round_no: int) -> str:
+        rt = runtime()
+        assert rt.adviser is not None
+        done = review_round(game_id, round_no, rt.uow, rt.adviser, rt.review_budget_ms)
+        return "nothing to do" if done is None else done.state
+
+    @app.task(name="president.sweep_reviews", shared=False)
+    def sweep_reviews() -> int:
+        rt = runtime()
+        assert rt.reviews is not None
+        return send_stale(rt.uow, rt.reviews)
 
     @app.task(name="president.broker_cleanup", shared=False)
     def broker_cleanup() -> int:

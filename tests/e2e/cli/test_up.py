@@ -78,11 +78,11 @@ def test_one_command_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None
     text = out.read_text(errors="replace")
     first = text.splitlines()[0]
     assert f"{url}/docs" in first and f"{url}/" in first
-    for name in ("api", "ai", "worker", "beat"):  # each log line says whose it is
+    for name in ("api", "ai", "worker", "reviews", "beat"):  # each line says whose it is
         assert any(line.split(" | ")[0].split()[-1] == name for line in text.splitlines()
                    if " | " in line), name
     pids = {m.group(1): int(m.group(2)) for m in re.finditer(r"(\w+) started \(pid=(\d+)\)", text)}
-    assert set(pids) == {"api", "ai", "worker", "beat"}
+    assert set(pids) == {"api", "ai", "worker", "reviews", "beat"}
     _wait(lambda: not any(map(_alive, pids.values())), "a process outlived Ctrl-C", out, 20)
     assert (tmp_path / "var" / "president.db").exists() and (tmp_path / "var" / "broker.db").exists()
     assert not _serving(url)

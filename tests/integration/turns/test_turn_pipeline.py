@@ -36,7 +36,8 @@ from workers.ai import LEVELS, decide as ai_decide
 from workers.rpc.client import AiUnavailable, UnknownEngine
 from workers.turns import embedded
 from workers.turns.app import (
-    BOTS_QUEUE, MAINTENANCE_QUEUE, QUEUES, RATINGS_QUEUE, WEBHOOKS_QUEUE, make_celery,
+    BOTS_QUEUE, DEFAULT_QUEUES, MAINTENANCE_QUEUE, QUEUES, RATINGS_QUEUE, REVIEWS_QUEUE,
+    WEBHOOKS_QUEUE, make_celery,
     queue_for,
 )
 from bootstrap import FALLBACK
@@ -49,7 +50,8 @@ UowFactory = Callable[[], UnitOfWork]
 ROOT = Path(__file__).resolve().parents[3]
 TASKS = ("president.ai_turn", "president.turn_timeout", "president.sweep",
          "president.broker_cleanup", "president.deliver_webhook", "president.prune_webhooks",
-         "president.expire_presence", "president.rate_rounds", "president.match")
+         "president.expire_presence", "president.rate_rounds", "president.match",
+         "president.review_round", "president.sweep_reviews")
 
 
 # --- settings --------------------------------------------------------------------------------
@@ -179,11 +181,12 @@ def test_each_built_in_level_has_its_queue_and_bots_share_one() -> None:
         assert queue_for(level) == f"ai.{level}"
     for other in ("mybot", "greedy", "Easy", "easy ", "", "bots", "ai.easy"):
         assert queue_for(other) == BOTS_QUEUE == "ai.bots"
-    assert len(QUEUES) == len(set(QUEUES)) == len(LEVELS) + 4
+    assert len(QUEUES) == len(set(QUEUES)) == len(LEVELS) + 5
     assert set(QUEUES) == {f"ai.{level}" for level in LEVELS} | {
-        BOTS_QUEUE, MAINTENANCE_QUEUE, WEBHOOKS_QUEUE, RATINGS_QUEUE}
-    assert {MAINTENANCE_QUEUE, WEBHOOKS_QUEUE, RATINGS_QUEUE}.isdisjoint(
+        BOTS_QUEUE, MAINTENANCE_QUEUE, WEBHOOKS_QUEUE, RATINGS_QUEUE, REVIEWS_QUEUE}
+    assert {MAINTENANCE_QUEUE, WEBHOOKS_QUEUE, RATINGS_QUEUE, REVIEWS_QUEUE}.isdisjoint(
         {queue_for(level) for level in LEVELS})
+    assert set(DEFAULT_QUEUES) == set(QUEUES) - {REVIEWS_QUEUE}  # reviews: workers of their own
 
 
 def test_make_celery_registers_the_tasks_acknowledged_on_receipt_and_a_sweep() -> None:
@@ -199,12 +202,14 @@ def test_make_celery_registers_the_tasks_acknowledged_on_receipt_and_a_sweep() -
     assert conf.task_default_queue == MAINTENANCE_QUEUE
     assert conf.task_serializer == "json"
     schedule = conf.beat_schedule
-    assert set(schedule) == {"sweep", "prune-webhooks", "expire-presence", "match"}  # no
+    assert set(schedule) == {"sweep", "prune-webhooks", "expire-presence", "match",
+                             "sweep-reviews"}  # no
     # broker cleanup: not embedded
     assert schedule["prune-webhooks"]["task"] == "president.prune_webhooks"
     assert schedule["sweep"]["task"] == "president.sweep"
     assert schedule["sweep"]["schedule"] == 7.0
     assert schedule["sweep"]["options"]["queue"] == MAINTENANCE_QUEUE
+    assert schedule["sweep-reviews"]["options"]["queue"] == MAINTENANCE_QUEUE
     assert make_celery(settings) is not app  # an app per call, never the current app
 
 
@@ -228,7 +233,7 @@ def test_make_celery_on_the_embedded_broker_cleans_it_and_sets_its_polling(
     assert transport.polling_interval == 0.123
     schedule = app.conf.beat_schedule
     assert set(schedule) == {"sweep", "prune-webhooks", "expire-presence", "match",
-                             "broker-cleanup"}
+                             "sweep-reviews", "broker-cleanup"}
     assert schedule["broker-cleanup"]["task"] == "president.broker_cleanup"
     assert schedule["broker-cleanup"]["options"]["queue"] == MAINTENANCE_QUEUE
     assert set(TASKS) <= set(app.tasks)

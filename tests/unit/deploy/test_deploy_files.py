@@ -24,7 +24,7 @@ import yaml
 from president_cli.main import build_parser
 from services.api.serve import API_THREADS, API_WORKER_CLASS, API_WORKERS
 from config.settings import SETTINGS
-from workers.turns.app import QUEUES
+from workers.turns.app import DEFAULT_QUEUES, QUEUES
 
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy"
@@ -69,9 +69,9 @@ def env_problems(names: Iterable[str], where: str) -> Problems:
 
 
 def queues_of(argv: list[str]) -> set[str]:
-    """The queues a ``celery-worker`` command consumes (no --queues: all of them)."""
+    """The queues a ``celery-worker`` command consumes (no --queues: all but reviews)."""
     args = parse_command(argv)
-    return set(QUEUES) if not args.queues else {q.strip() for q in args.queues.split(",")}
+    return set(DEFAULT_QUEUES) if not args.queues else {q.strip() for q in args.queues.split(",")}
 
 
 def queue_problems(consumed: set[str], where: str) -> Problems:
