@@ -17,7 +17,7 @@ from config.settings import defaulted, setting
 from engine import View
 from engine.plays import Action
 from services.api.app import create_app
-from services.commands import RatingPolicy, TableDefaults, WebhookPolicy
+from services.commands import RatingPolicy, ReviewPolicy, TableDefaults, WebhookPolicy
 from services.container import Container, Webhooks
 from services.background import (
     BackgroundMatcher, BackgroundRatings, BackgroundReviews, BackgroundScheduler,
@@ -125,7 +125,7 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         ratings: Nudge = BackgroundRatings(store.uow, policy)
         matcher: Nudge = BackgroundMatcher(store.uow, hooks.vault, table_defaults())
         adviser: Adviser = AdviserHere()
-        reviews: ReviewQueue = BackgroundReviews(store.uow, adviser, review_budget_ms())
+        reviews: ReviewQueue = BackgroundReviews(store.uow, adviser, review_policy())
         engines = LEVELS
     else:
         settings = TurnSettings.from_env(broker_url=broker_url)
@@ -134,7 +134,7 @@ def container(database_url: str | None = None, broker_url: str | None = None,
         queue = CeleryWebhooks(app, hooks.policy.queue_wait_s)
         ratings, matcher = celery_rater(app), celery_matcher(app)
         adviser = AdviserOverGrpc(AiClient(engines_from_env(), tls_roots=tls_roots_from_env()))
-        reviews = CeleryReviews(app)
+        reviews = CeleryReviews(app, review_policy().expires_s)
         engines = tuple(engines_from_env())
     start_relay(store, scheduler, queue, hooks.policy, ratings)
     return Container(uow=store.uow, reads=store.reads, engines=engines,
@@ -185,8 +185,9 @@ def rating_policy() -> RatingPolicy:
                         int(defaulted("PRESIDENT_LEADERBOARD_MIN_ROUNDS")))
 
 
-def review_budget_ms() -> float:
-    return float(defaulted("PRESIDENT_REVIEW_BUDGET_MS"))
+def review_policy() -> ReviewPolicy:
+    return ReviewPolicy(float(defaulted("PRESIDENT_REVIEW_BUDGET_MS")),
+                        float(defaulted("PRESIDENT_REVIEW_EXPIRES_S")))
 
 
 def table_defaults() -> TableDefaults:
@@ -224,5 +225,6 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
     start_relay(store, scheduler, CeleryWebhooks(app, hooks.policy.queue_wait_s),
                 hooks.policy, celery_rater(app))
     return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks, policy, table_defaults(),
-                       adviser=AdviserOverGrpc(ai), reviews=CeleryReviews(app),
-                       review_budget_ms=review_budget_ms())
+                       adviser=AdviserOverGrpc(ai),
+                       reviews=CeleryReviews(app, review_policy().expires_s),
+                       review_policy=review_policy())

@@ -65,6 +65,9 @@ SETTINGS = (
             "round reviews a key and the seats of its games may ask for together"),
     Setting("PRESIDENT_REVIEW_BUDGET_MS", "250",
             "Expert's thinking time for each decision a review weighs"),
+    Setting("PRESIDENT_REVIEW_EXPIRES_S", "60",
+            "a review's task not started this long after it was sent is dropped, and the "
+            "sweeper sends the review again"),
     Setting("PRESIDENT_RATING_POOLS", "preset-players",
             "which rated games share a rating pool: preset-players (a preset and a player "
             "count), preset, or one (all together)"),

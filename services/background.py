@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import datetime, timezone
 from typing import Callable
 
-from services.commands import RatingPolicy, TableDefaults, Turn
+from services.commands import RatingPolicy, ReviewPolicy, TableDefaults, Turn
 from services.container import Webhooks
 from services.handlers.matchmaking import match
 from services.handlers.ratings import rate_all
@@ -189,11 +189,11 @@ class BackgroundReviews(_OnDemand):
     NAME = "president-reviews"
 
     def __init__(self, uow_factory: Callable[[], UnitOfWork], adviser: Adviser,
-                 budget_ms: float) -> None:
+                 policy: ReviewPolicy) -> None:
         super().__init__()
         self._uow_factory = uow_factory
         self._adviser = adviser
-        self._budget_ms = budget_ms
+        self._policy = policy
 
     def review(self, game_id: str, round_no: int) -> None:
         self.poke()
@@ -204,7 +204,7 @@ class BackgroundReviews(_OnDemand):
             self._wake.clear()
             try:
                 while review_round("", None, self._uow_factory, self._adviser,
-                                   self._budget_ms) is not None:
+                                   self._policy) is not None:
                     pass
             except Exception:  # noqa: BLE001 - left running: its lease ends, a wake retries
                 log.exception("reviews: a review failed")

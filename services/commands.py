@@ -134,6 +134,22 @@ class OpenTicket:
 
 
 @dataclass(frozen=True)
+class ReviewPolicy:
+    """How reviews are computed (the ``PRESIDENT_REVIEW_*`` settings): Expert's time a
+    decision, and how long a review's task may wait unstarted before it is dropped (the
+    sweeper sends the review again then)."""
+
+    budget_ms: float
+    expires_s: float
+
+    @property
+    def lease_s(self) -> float:
+        """A running review's lease, renewed at each decision: a few decisions' time, so
+        that one lost with its worker is taken up again soon."""
+        return 10.0 + 4 * self.budget_ms / 1000
+
+
+@dataclass(frozen=True)
 class RatingPolicy:
     """How rounds are rated (the ``PRESIDENT_RATING_*`` settings): which games share a
     pool (``preset-players``: a preset and player count; ``preset``; ``one``), the

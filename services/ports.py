@@ -265,9 +265,9 @@ class ReviewRepository(Protocol):
     def finish(self, review: Review) -> bool:
         """Store the finished (done or failed) review; False if it is not running."""
 
-    def stale(self, after_s: float, limit: int) -> list[tuple[str, int]]:
-        """(game id, round) of reviews queued longer than ``after_s`` or whose lease is
-        over: their task was lost."""
+    def send_again(self, after_s: float, limit: int) -> list[tuple[str, int]]:
+        """(game id, round) of the reviews queued, or whose run's lease is over, last
+        sent more than ``after_s`` ago (their task expired or was lost): marked sent now."""
 
     def queued(self, owner: str | None) -> int:
         """How many of ``owner``'s reviews wait or run."""

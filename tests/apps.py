@@ -12,7 +12,7 @@ from bootstrap import FALLBACK, AdviserHere, decide_here
 from databases import play_inline
 from services.api.app import create_app
 from services.background import BackgroundReviews, BackgroundScheduler, BackgroundWebhooks
-from services.commands import WebhookPolicy
+from services.commands import ReviewPolicy, WebhookPolicy
 from services.container import Container, Webhooks
 from services.inline import InlineScheduler
 from services.ports import Decide
@@ -49,7 +49,7 @@ def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundSche
 
 
 # Expert's time a decision reviewed, in the tests: enough to weigh, quick to finish.
-REVIEW_BUDGET_MS = 20.0
+REVIEWS = ReviewPolicy(budget_ms=20.0, expires_s=60.0)
 
 
 def _app(store: Store) -> APIFlask:
@@ -57,7 +57,7 @@ def _app(store: Store) -> APIFlask:
     return create_app(Container(uow=store.uow, reads=store.reads, engines=LEVELS,
                                 ready=store.ready, webhooks=quick_webhooks(),
                                 adviser=adviser,
-                                reviews=BackgroundReviews(store.uow, adviser, REVIEW_BUDGET_MS)))
+                                reviews=BackgroundReviews(store.uow, adviser, REVIEWS)))
 
 
 @dataclass

@@ -19,6 +19,7 @@ from typing import Callable
 from engine import Give, apply, new_series, observe
 from engine.plays import Action
 from engine.state import State
+from services.commands import ReviewPolicy
 from services.domain import Caller, Decision, Game, Review
 from services.errors import (
     BadToken, HintsForbidden, QuotaExceeded, ReviewNotFound, RoundNotFound, RoundNotOver,
@@ -31,8 +32,6 @@ from services.ports import Adviser, Reads, ReviewQueue, UnitOfWork
 log = logging.getLogger(__name__)
 
 REVIEW_LEVEL = "expert"
-LEASE_S = 120.0  # a running review's lease, renewed at each decision it weighs
-STALE_S = 60.0  # a review queued this long lost its task: the sweeper sends it again
 ATTEMPTS = 3  # runs a review may start (a worker lost each time) before it fails
 OPEN_PER_OWNER = 20  # reviews of one owner's games queued or running at once
 FINISHED = ("done", "failed")
@@ -141,13 +140,13 @@ def seen_by(review: Review, seat: int | None, everything: bool) -> Review:
 
 
 def review_round(game_id: str, round_no: int | None, uow_factory: Callable[[], UnitOfWork],
-                 adviser: Adviser, budget_ms: float,
+                 adviser: Adviser, policy: ReviewPolicy,
                  clock: Callable[[], float] = time.monotonic) -> Review | None:
     """Claim the round's review (``round_no`` None: the oldest waiting of any game) and
     compute it; None when there is none to do (done, or running elsewhere). An AI that
     cannot be reached leaves it to the sweeper, to try again later."""
     with uow_factory() as uow:
-        review = uow.reviews.claim(game_id, round_no, LEASE_S)
+        review = uow.reviews.claim(game_id, round_no, policy.lease_s)
         uow.commit()
     if review is None:
         return None
@@ -161,11 +160,11 @@ def review_round(game_id: str, round_no: int | None, uow_factory: Callable[[], U
 
     def progress(done: int) -> None:
         with uow_factory() as uow:
-            uow.reviews.progress(review.game_id, review.round_no, done, LEASE_S)
+            uow.reviews.progress(review.game_id, review.round_no, done, policy.lease_s)
             uow.commit()
 
     try:
-        decisions = weigh_round(game, review.round_no, adviser, budget_ms, progress)
+        decisions = weigh_round(game, review.round_no, adviser, policy.budget_ms, progress)
     except Unavailable as error:
         log.warning("review of %s round %d: %s; the sweeper sends it again",
                     review.game_id, review.round_no, error)
@@ -238,10 +237,12 @@ def _weigh(state: State, decision: Decision, taken: Action, adviser: Adviser,
 
 
 def send_stale(uow_factory: Callable[[], UnitOfWork], queue: ReviewQueue,
-               after_s: float = STALE_S, limit: int = 100) -> int:
-    """Send again the reviews whose task was lost (queued too long, or a lease over)."""
+               policy: ReviewPolicy, limit: int = 100) -> int:
+    """Send again the reviews whose task was lost: not started within its expiry, or
+    its run's lease over (at most once an expiry each, so a backlog is never doubled)."""
     with uow_factory() as uow:
-        stale = uow.reviews.stale(after_s, limit)
+        stale = uow.reviews.send_again(policy.expires_s, limit)
+        uow.commit()
     for game_id, round_no in stale:
         _hand_over(queue, game_id, round_no)
     return len(stale)

@@ -373,6 +373,7 @@ class ReviewRow(Base):
     state: Mapped[str] = mapped_column(String(12))  # queued | running | done | failed
     owner: Mapped[str | None] = mapped_column(String(32))
     requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    sent_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # its task, last
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     attempts: Mapped[int] = mapped_column(Integer, default=0)

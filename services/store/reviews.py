@@ -30,7 +30,8 @@ class SqlReviews:
             with session.begin_nested():  # (a savepoint: the rest of the work stands)
                 session.add(ReviewRow(game_id=review.game_id, round_no=review.round_no,
                                       state=review.state, owner=review.owner,
-                                      requested_at=clock(session), attempts=0, done=0))
+                                      requested_at=clock(session), sent_at=clock(session),
+                                      attempts=0, done=0))
         except IntegrityError:
             return False
         return True
@@ -78,16 +79,20 @@ class SqlReviews:
                     done=review.done, result=result_to_json(review), error=review.error))
         return bool(finished.rowcount == 1)
 
-    def stale(self, after_s: float, limit: int) -> list[tuple[str, int]]:
+    def send_again(self, after_s: float, limit: int) -> list[tuple[str, int]]:
         session = self._session()
         now = clock(session)
         rows = session.execute(
             select(ReviewRow.game_id, ReviewRow.round_no)
             .where(ReviewRow.state.in_(_OPEN),
-                   or_(and_(ReviewRow.state == "queued",
-                            ReviewRow.requested_at < now - timedelta(seconds=after_s)),
-                       and_(ReviewRow.state == "running", ReviewRow.lease_until < now)))
-            .order_by(ReviewRow.requested_at).limit(limit)).all()
+                   ReviewRow.sent_at < now - timedelta(seconds=after_s),
+                   or_(ReviewRow.state == "queued", ReviewRow.lease_until < now))
+            .order_by(ReviewRow.requested_at).limit(limit)
+            .with_for_update(skip_locked=True)).all()
+        for game_id, round_no in rows:
+            session.execute(update(ReviewRow).where(ReviewRow.game_id == game_id,
+                                                    ReviewRow.round_no == round_no)
+                            .values(sent_at=now))
         return [(game_id, round_no) for game_id, round_no in rows]
 
     def queued(self, owner: str | None) -> int:

@@ -108,8 +108,10 @@ def _beat_schedule(settings: TurnSettings) -> dict[str, dict[str, object]]:
         "expire-presence": {"task": "president.expire_presence", "schedule": 5.0,
                             "options": {"queue": MAINTENANCE_QUEUE, "expires": 5}},
         # reviews whose task was lost sent again (handlers.reviews)
-        "sweep-reviews": {"task": "president.sweep_reviews", "schedule": 30.0,
-                          "options": {"queue": MAINTENANCE_QUEUE, "expires": 30}},
+        "sweep-reviews": {"task": "president.sweep_reviews",
+                          "schedule": settings.sweep_every_s,
+                          "options": {"queue": MAINTENANCE_QUEUE,
+                                      "expires": settings.sweep_every_s}},
     }
     if embedded.is_embedded(settings.broker_url):
         schedule["broker-cleanup"] = {"task": "president.broker_cleanup", "schedule": 60.0,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from services.commands import RatingPolicy, TableDefaults
+from services.commands import RatingPolicy, ReviewPolicy, TableDefaults
 from services.container import Webhooks
 from services.ports import Adviser, Decide, Fallback, ReviewQueue, UnitOfWork
 
@@ -22,4 +22,4 @@ class TurnRuntime:
     defaults: TableDefaults = TableDefaults()  # what the games matchmaking makes get
     adviser: Adviser | None = None  # Expert over gRPC, for reviews
     reviews: ReviewQueue | None = None  # where the sweeper sends lost reviews again
-    review_budget_ms: float = 0.0  # Expert's time a decision reviewed
+    review_policy: ReviewPolicy | None = None

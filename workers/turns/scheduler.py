@@ -68,15 +68,18 @@ class CeleryWebhooks:
 
 
 class CeleryReviews:
-    """The ``ReviewQueue`` on Celery: each review a task on the reviews queue (a copy
-    claims nothing: the review runs once)."""
+    """The ``ReviewQueue`` on Celery: each review a task on the reviews queue, dropped
+    unstarted after ``expires_s`` (the sweeper sends it again then; a copy claims
+    nothing: the review runs once)."""
 
-    def __init__(self, app: Celery) -> None:
+    def __init__(self, app: Celery, expires_s: float) -> None:
         self.app = app
+        self.expires_s = expires_s
 
     def review(self, game_id: str, round_no: int) -> None:
         self.app.send_task("president.review_round", args=(game_id, round_no),
-                           queue=REVIEWS_QUEUE, retry=True, retry_policy=PUBLISH_RETRY)
+                           queue=REVIEWS_QUEUE, expires=self.expires_s, retry=True,
+                           retry_policy=PUBLISH_RETRY)
 
 
 class CeleryNudge:

@@ -130,15 +130,15 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
     @app.task(name="president.review_round", shared=False)
     def review(game_id: str, round_no: int) -> str:
         rt = runtime()
-        assert rt.adviser is not None
-        done = review_round(game_id, round_no, rt.uow, rt.adviser, rt.review_budget_ms)
+        assert rt.adviser is not None and rt.review_policy is not None
+        done = review_round(game_id, round_no, rt.uow, rt.adviser, rt.review_policy)
         return "nothing to do" if done is None else done.state
 
     @app.task(name="president.sweep_reviews", shared=False)
     def sweep_reviews() -> int:
         rt = runtime()
-        assert rt.reviews is not None
-        return send_stale(rt.uow, rt.reviews)
+        assert rt.reviews is not None and rt.review_policy is not None
+        return send_stale(rt.uow, rt.reviews, rt.review_policy)
 
     @app.task(name="president.broker_cleanup", shared=False)
     def broker_cleanup() -> int:

@@ -10,16 +10,12 @@ import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import Engine, func, select
 
-from engine import Rules, parse_action
+from engine import Rules
 from services.api.app import MAX_BODY_BYTES
 from services.store.models import ActionRow
-from workers.ai.heuristics import easy_choice
+from played import bearer, first_play
 
 HUMANS = [{"kind": "human"}] * 4
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def new_game(client: FlaskClient, seats: list[dict[str, Any]] = HUMANS, **extra: Any) -> dict[str, Any]:
@@ -32,11 +28,6 @@ def seat_view(client: FlaskClient, game_id: str, token: str) -> dict[str, Any]:
     response = client.get(f"/v1/games/{game_id}", headers=bearer(token))
     assert response.status_code == 200, response.get_json()
     return response.get_json()  # type: ignore[no-any-return]
-
-
-def first_play(view: dict[str, Any]) -> str:
-    """Easy's choice from the JSON view: the first legal action that is not a pass."""
-    return str(easy_choice([parse_action(a) for a in view["view"]["legal_actions"]]))
 
 
 def actions_stored(db: Engine) -> int:

@@ -20,10 +20,8 @@ from services.handlers.keys import create_key
 from services.handlers.turns import ai_time_used, hour_of
 from services.store import Store
 from services.store.models import ReviewRow
-from test_http import assert_problem, bearer, first_play
-
-SEATS = [{"kind": "human"}, {"kind": "human"}, {"kind": "ai", "engine": "easy"}]
-
+from played import new_game, play_until
+from test_http import assert_problem, bearer
 
 @pytest.fixture
 def client(db: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[FlaskClient]:
@@ -31,28 +29,6 @@ def client(db: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[FlaskClient]
     monkeypatch.setenv("PRESIDENT_REVIEWS_RATE_SEAT", "4/hour")
     with inline_app(db).test_client() as c:
         yield c
-
-
-def _play(client: FlaskClient, game_id: str, tokens: dict[str, str], rounds_over: int,
-          headers: dict[str, str] | None = None) -> dict[str, Any]:
-    """The human seats play Easy's choice until ``rounds_over`` rounds are over."""
-    while True:
-        public = client.get(f"/v1/games/{game_id}", headers=headers or {}).get_json()
-        if public["status"] == "over" or len(public["view"]["results"]) >= rounds_over:
-            return public
-        token = tokens[str(public["view"]["to_act"])]
-        mine = client.get(f"/v1/games/{game_id}", headers=bearer(token)).get_json()
-        moved = client.post(f"/v1/games/{game_id}/actions", headers=bearer(token),
-                            json={"action": first_play(mine), "version": mine["version"]})
-        assert moved.status_code == 200, moved.get_json()
-
-
-def _game(client: FlaskClient, headers: dict[str, str] | None = None, **extra: Any
-          ) -> tuple[str, dict[str, str]]:
-    created = client.post("/v1/games", headers=headers or {}, json={
-        "preset": "classic", "seats": SEATS, "rounds": 2, "seed": 11, **extra})
-    assert created.status_code == 201, created.get_json()
-    return created.get_json()["game"]["game_id"], created.get_json()["tokens"]
 
 
 def _done(client: FlaskClient, url: str, headers: dict[str, str]) -> dict[str, Any]:
@@ -63,8 +39,8 @@ def _done(client: FlaskClient, url: str, headers: dict[str, str]) -> dict[str, A
 
 def test_a_finished_round_is_reviewed_from_each_human_s_views_once(
         client: FlaskClient, db: Engine) -> None:
-    game_id, tokens = _game(client)
-    _play(client, game_id, tokens, rounds_over=1)
+    game_id, tokens = new_game(client)
+    play_until(client, game_id, tokens, rounds_over=1)
     url = f"/v1/games/{game_id}/rounds/1/review"
     asked = client.post(url, headers=bearer(tokens["0"]))
     assert asked.status_code in (200, 202), asked.get_json()
@@ -106,8 +82,8 @@ def test_a_finished_round_is_reviewed_from_each_human_s_views_once(
 
 
 def test_a_reader_sees_no_card_it_did_not_know(client: FlaskClient, db: Engine) -> None:
-    game_id, tokens = _game(client, seed=12)
-    _play(client, game_id, tokens, rounds_over=2)  # round 2 opens with gifts
+    game_id, tokens = new_game(client, seed=12)
+    play_until(client, game_id, tokens, rounds_over=2)  # round 2 opens with gifts
     url = f"/v1/games/{game_id}/rounds/2/review"
     assert client.post(url, headers=bearer(tokens["0"])).status_code in (200, 202)
     game = Store(db).reads.get(game_id)
@@ -149,27 +125,27 @@ def test_the_owner_key_sees_every_analysis_once_the_series_is_over(
     _, secret = create_key(CreateKey("app", ("games:create-human", "games:read")),
                            Store(db).uow())
     key = {"X-API-Key": secret}
-    game_id, tokens = _game(client, headers=key)
-    _play(client, game_id, tokens, rounds_over=1, headers=key)
+    game_id, tokens = new_game(client, headers=key)
+    play_until(client, game_id, tokens, rounds_over=1, headers=key)
     url = f"/v1/games/{game_id}/rounds/1/review"
     assert client.post(url, headers=key).status_code in (200, 202)
     during = _done(client, url, key)
     assert during["totals"] == {} and all(d["best"] is None for d in during["decisions"])
-    _play(client, game_id, tokens, rounds_over=2, headers=key)
+    play_until(client, game_id, tokens, rounds_over=2, headers=key)
     after = client.get(url, headers=key).get_json()
     assert set(after["totals"]) == {"0", "1"}
     assert all((d["best"] is not None) == (d["seat"] in (0, 1)) for d in after["decisions"])
 
 
 def test_reviews_are_refused_where_they_must_be(client: FlaskClient, db: Engine) -> None:
-    game_id, tokens = _game(client)
+    game_id, tokens = new_game(client)
     url = f"/v1/games/{game_id}/rounds/1/review"
     assert_problem(client.post(url, headers=bearer(tokens["0"])), 409, "round_not_over")
     assert_problem(client.post(f"/v1/games/{game_id}/rounds/3/review",
                                headers=bearer(tokens["0"])), 404, "round_not_found")
     assert_problem(client.get(url, headers=bearer(tokens["0"])), 404, "review_not_found")
     assert_problem(client.post(url), 401, "bad_token")
-    other_id, other_tokens = _game(client)
+    other_id, other_tokens = new_game(client)
     assert_problem(client.post(url, headers=bearer(other_tokens["0"])), 401, "bad_token")
     assert_problem(client.get(f"{url}?wait=31", headers=bearer(tokens["0"])), 400,
                    "invalid_query")
@@ -177,13 +153,13 @@ def test_reviews_are_refused_where_they_must_be(client: FlaskClient, db: Engine)
                    "invalid_query")
     assert_problem(client.post("/v1/games/nope/rounds/1/review", headers=bearer(tokens["0"])),
                    404, "game_not_found")
-    forbidding, forbidding_tokens = _game(client, hints=False)
-    _play(client, forbidding, forbidding_tokens, rounds_over=1)
+    forbidding, forbidding_tokens = new_game(client, hints=False)
+    play_until(client, forbidding, forbidding_tokens, rounds_over=1)
     assert_problem(client.post(f"/v1/games/{forbidding}/rounds/1/review",
                                headers=bearer(forbidding_tokens["0"])), 403, "hints_forbidden")
     with db.connect() as c:  # nothing was queued by any of them
         assert c.execute(select(ReviewRow.game_id)).all() == []
-    _play(client, other_id, other_tokens, rounds_over=1)
+    play_until(client, other_id, other_tokens, rounds_over=1)
     for n in range(3):  # the seat's limit is 4 an hour here, one asked above (refused)
         assert client.post(f"/v1/games/{other_id}/rounds/1/review",
                            headers=bearer(other_tokens["0"])).status_code in (200, 202)
@@ -196,8 +172,8 @@ def test_reviews_spend_the_owner_s_ai_time_and_stop_at_its_quota(
     key_row, secret = create_key(CreateKey("app", ("games:create-human", "games:read"),
                                            ai_seconds_per_hour=30), Store(db).uow())
     key = {"X-API-Key": secret}
-    game_id, tokens = _game(client, headers=key)
-    _play(client, game_id, tokens, rounds_over=1, headers=key)
+    game_id, tokens = new_game(client, headers=key)
+    play_until(client, game_id, tokens, rounds_over=1, headers=key)
     uow = Store(db).uow
 
     def used() -> float:
@@ -209,8 +185,8 @@ def test_reviews_spend_the_owner_s_ai_time_and_stop_at_its_quota(
         in (200, 202)
     _done(client, f"/v1/games/{game_id}/rounds/1/review", key)
     assert used() > before  # Expert's thinking counted for the owner
-    other_id, other_tokens = _game(client, headers=key)
-    _play(client, other_id, other_tokens, rounds_over=1, headers=key)
+    other_id, other_tokens = new_game(client, headers=key)
+    play_until(client, other_id, other_tokens, rounds_over=1, headers=key)
     with uow() as unit:  # the hour's allowance spent
         unit.games.add_ai_time(key_row.id, hour_of(datetime.now(timezone.utc)), 30.0)
         unit.commit()

@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("state", sa.String(12), nullable=False),
         sa.Column("owner", sa.String(32), nullable=True),
         sa.Column("requested_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("attempts", sa.Integer(), nullable=False),
