@@ -1,0 +1,75 @@
+"""Hints on fakes (``tests/fakes.py``): the level is handed the seat's view and nothing
+more, so two games that differ only in cards the seat cannot see give the same hint for
+the same seed, a legal action; nothing is played."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from engine import View, legal_actions, apply, observe
+from engine.plays import Action
+from engine.state import State
+from fakes import FakeDatabase
+from services.commands import CreateGame, SeatSpec
+from services.domain import ANONYMOUS, Hint
+from services.domain import Weighed as HintCandidate
+from services.handlers.games import create_game
+from services.handlers.hints import hint
+from workers.ai import LEVELS, Budget, analyse
+
+
+class Deterministic:
+    """An ``Adviser`` in process, searching a number of simulations (not a time, which
+    the machine's speed would change), recording the views it is handed."""
+
+    def __init__(self) -> None:
+        self.views: list[View] = []
+
+    def advise(self, view: View, level: str, seed: int, budget_ms: float | None,
+               also: Action | None = None) -> Hint:
+        self.views.append(view)
+        action, weighed = analyse(view, level, seed=seed, budget=Budget(simulations=48))
+        return Hint(level, str(action), tuple(HintCandidate(str(w.action), w.expected_points,
+                                                            w.simulations) for w in weighed))
+
+
+def _swap_hidden(state: State, me: int, rng: random.Random) -> State:
+    """The state with a card of two other seats' hands exchanged: what ``me`` sees of it
+    is unchanged."""
+    a, b = rng.sample([s for s in range(state.players) if s != me and state.hands[s]], 2)
+    card_a = rng.choice([bit for bit in range(54) if state.hands[a] >> bit & 1])
+    card_b = rng.choice([bit for bit in range(54) if state.hands[b] >> bit & 1])
+    hands = list(state.hands)
+    hands[a] = hands[a] & ~(1 << card_a) | 1 << card_b
+    hands[b] = hands[b] & ~(1 << card_b) | 1 << card_a
+    return state._replace(hands=tuple(hands))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_hint_is_the_same_whatever_the_cards_the_seat_cannot_see(seed: int) -> None:
+    rng = random.Random(seed)
+    db = FakeDatabase()
+    seats = tuple(SeatSpec("human") for _ in range(4))
+    created = create_game(CreateGame("classic", seats, seed=seed, rounds=1), db.uow(), LEVELS,
+                          caller=ANONYMOUS)
+    game_id = created.game.game_id
+    stored = db.games[game_id]
+    state = stored.game.state
+    for _ in range(rng.randrange(0, 12)):  # somewhere into the round
+        state, _ = apply(state, rng.choice(list(legal_actions(state))))
+    me = state.to_act
+    token = created.tokens[me]
+    twin = _swap_hidden(state, me, rng)
+    assert twin != state and observe(twin, me) == observe(state, me)
+    hints = []
+    for version in (state, twin):
+        stored.game = replace(stored.game, state=version)
+        adviser = Deterministic()
+        hints.append(hint(game_id, token, "hard", None, 3, db.reads(), db.uow, adviser))
+        assert adviser.views == [observe(version, me)]
+    assert hints[0] == hints[1]
+    assert hints[0].action in {str(a) for a in observe(state, me).legal_actions}
+    assert db.games[game_id].game.version == created.game.version  # nothing played
