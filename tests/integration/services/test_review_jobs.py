@@ -13,12 +13,14 @@ from sqlalchemy import Engine, select, update
 
 from apps import inline_app
 from bootstrap import AdviserHere
-from engine import View
+from engine import View, apply, new_series, observe
 from engine.plays import Action
 from services.commands import ReviewPolicy
 from services.domain import ANONYMOUS, Hint
 from services.errors import Unavailable
-from services.handlers.reviews import ATTEMPTS, request_review, review_round, send_stale
+from services.handlers.reviews import (
+    ATTEMPTS, request_review, review_round, send_stale, weigh_round,
+)
 from services.store import Store
 from services.store.models import ReviewRow
 from played import new_game, play_until
@@ -137,3 +139,32 @@ def test_a_review_whose_runs_keep_being_lost_fails(
     failed = review_round(game_id, 1, uow, Counting(), POLICY)
     assert failed is not None and failed.state == "failed" and failed.error
     assert _row(db).state == "failed" and _row(db).result["decisions"] == []
+
+
+def test_expert_is_handed_each_reviewed_seat_s_view_at_the_time_and_nothing_more(
+        db: Engine, finished: tuple[str, dict[str, str]]) -> None:
+    game_id, _ = finished
+    game = Store(db).reads.get(game_id)
+    assert game is not None
+
+    class Recording(Counting):
+        def __init__(self) -> None:
+            super().__init__()
+            self.views: list[View] = []
+
+        def advise(self, view: View, level: str, seed: int, budget_ms: float | None,
+                   also: Action | None = None) -> Hint:
+            self.views.append(view)
+            assert also in view.legal_actions  # the action taken, from that very position
+            return super().advise(view, level, seed, budget_ms, also)
+
+    adviser = Recording()
+    decisions = weigh_round(game, 1, adviser, 10.0)
+    state, expected = new_series(game.state.rules, game.state.seed), []
+    for entry, decision in zip(game.state.log_entries(), decisions):
+        view = observe(state, entry.seat)
+        if entry.seat in (0, 1) and len(view.legal_actions) > 1:  # the humans' choices
+            expected.append(view)
+        assert decision.best is None or entry.seat in (0, 1)  # the AI seat is not reviewed
+        state, _ = apply(state, entry.action)
+    assert adviser.views == expected and expected
