@@ -1,5 +1,6 @@
-"""``president bench engine|ai|api|memory|pipeline|chaos|soak``: the ``bench`` parser,
-which ``president_cli.main`` adds to its own. Each benchmark's module is imported when it runs."""
+"""``president bench engine|ai|api|memory|pipeline|webhooks|ratings|hints|chaos|soak``:
+the ``bench`` parser, which ``president_cli.main`` adds to its own. Each benchmark's module
+is imported when it runs."""
 
 from __future__ import annotations
 
@@ -71,6 +72,14 @@ def _ratings(args: argparse.Namespace) -> int:
     report = bench_ratings(args.database_url, players=args.players, series=args.series,
                            tickets=args.tickets)
     return _print(report, args.json, format_ratings)
+
+
+def _hints(args: argparse.Namespace) -> int:
+    from benchmarks.hints import bench_hints, format_hints
+
+    report = bench_hints(args.database_url, args.redis_url, hints=args.hints,
+                         reviews=args.reviews, api_workers=args.api_workers)
+    return _print(report, args.json, format_hints)
 
 
 def _chaos(args: argparse.Namespace) -> int:
@@ -174,6 +183,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ratings.add_argument("--tickets", type=int, default=2_000)
     ratings.add_argument("--json", action="store_true")
     ratings.set_defaults(func=_ratings)
+
+    hints = bench_sub.add_parser("hints", help="hints (Normal, Hard) and round reviews "
+                                 "through the API, on PostgreSQL and Redis")
+    hints.add_argument("--database-url", default="postgresql://postgres@127.0.0.1:5432/test",
+                       help="PostgreSQL: the benchmark uses a schema bench_hints of its own")
+    hints.add_argument("--redis-url", default="redis://127.0.0.1:6379/12",
+                       help="a Redis database the benchmark may empty")
+    hints.add_argument("--hints", type=int, default=200, help="timed hints per level")
+    hints.add_argument("--reviews", type=int, default=6,
+                       help="round reviews asked for at once, behind one reviews worker")
+    hints.add_argument("--api-workers", type=int, default=API_WORKERS, help="gunicorn workers")
+    hints.add_argument("--json", action="store_true", help="print JSON")
+    hints.set_defaults(func=_hints)
 
     chaos = bench_sub.add_parser("chaos", help="one fault at a time under load: what each "
                                  "cost the games (a PostgreSQL and a Redis of its own)")

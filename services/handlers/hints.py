@@ -17,6 +17,10 @@ from services.handlers.turns import charge_ai_time, refuse_past_quota
 from services.ports import Adviser, Reads, UnitOfWork
 
 HINT_LEVELS = ("easy", "normal", "hard", "expert")  # (bots give no hints)
+# The levels that search, for their time: what a hint of theirs counts against the
+# owner's AI time. Easy and Normal answer in microseconds, which the quota (seconds an
+# hour) would not see: their hints skip its two database round trips.
+SEARCHING = ("hard", "expert")
 
 
 def hint(game_id: str, token: str, level: str, budget_ms: float | None,
@@ -37,11 +41,13 @@ def hint(game_id: str, token: str, level: str, budget_ms: float | None,
     view = observe(game.state, seat)
     if not view.legal_actions:
         raise NotYourTurn(f"seat {view.to_act} is to act, not seat {seat}")
-    with uow_factory() as uow:
-        refuse_past_quota(uow, game)
+    counted = level in SEARCHING
+    if counted:
+        with uow_factory() as uow:
+            refuse_past_quota(uow, game)
     started = clock()
     answer = adviser.advise(view, level, game.version if seed is None else seed, budget_ms)
-    if game.owner is not None:
+    if counted and game.owner is not None:
         with uow_factory() as uow:
             charge_ai_time(uow, game.owner, clock() - started)
             uow.commit()

@@ -123,4 +123,8 @@ def test_hints_count_against_the_owner_s_ai_time(client: FlaskClient, db: Engine
         unit.games.add_ai_time(key_row.id, hour_of(datetime.now(timezone.utc)), 30.0)
         unit.commit()
     assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
-                               json={"level": "easy"}), 429, "quota_exceeded")
+                               json={"level": "expert"}), 429, "quota_exceeded")
+    spent = used()  # a heuristic level's hint costs microseconds: neither refused nor counted
+    assert client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                       json={"level": "normal"}).status_code == 200
+    assert used() == spent

@@ -17,8 +17,9 @@ from services.commands import CreateGame, SeatSpec
 from services.domain import ANONYMOUS, Hint
 from services.domain import Weighed as HintCandidate
 from services.handlers.games import create_game
-from services.handlers.hints import hint
+from services.handlers.hints import HINT_LEVELS, SEARCHING, hint
 from workers.ai import LEVELS, Budget, analyse
+from workers.ai.levels import SEARCHES
 
 
 class Deterministic:
@@ -73,3 +74,7 @@ def test_a_hint_is_the_same_whatever_the_cards_the_seat_cannot_see(seed: int) ->
     assert hints[0] == hints[1]
     assert hints[0].action in {str(a) for a in observe(state, me).legal_actions}
     assert db.games[game_id].game.version == created.game.version  # nothing played
+
+
+def test_the_hint_levels_are_the_ai_levels_and_those_counted_the_searching_ones() -> None:
+    assert HINT_LEVELS == LEVELS and SEARCHING == tuple(SEARCHES)
