@@ -22,6 +22,7 @@ from services.store.models import GameRow
 from services.store.reads import GameReads, polling
 
 PG_URL = os.environ.get("PRESIDENT_TEST_DATABASE_URL")
+REDIS_URL = os.environ.get("PRESIDENT_TEST_REDIS_URL")  # a Redis for the tests, if set
 
 
 def fresh(engine: Engine) -> Engine:

@@ -12,7 +12,7 @@ from typing import Any
 import redis
 import requests
 
-from databases import PG_URL, fresh, pg_url
+from databases import PG_URL, REDIS_URL, fresh, pg_url
 
 from engine import parse_action
 from benchmarks.cluster import Backend, Cluster
@@ -26,7 +26,6 @@ from services.store.db import make_engine
 
 __all__ = ["BACKENDS", "Backend", "Stack", "make_backend"]
 
-REDIS_URL = os.environ.get("PRESIDENT_TEST_REDIS_URL")
 BACKENDS = ["embedded"] + (["redis"] if PG_URL and REDIS_URL else [])
 
 

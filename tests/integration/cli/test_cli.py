@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from databases import PG_URL
+from databases import PG_URL, REDIS_URL
 from engine import PRESETS, Rules
 from president_cli.main import main
 
@@ -194,3 +194,18 @@ def test_bench_ratings_json_has_every_figure(capsys: pytest.CaptureFixture[str])
     for figure in ("leaderboard_p99_ms", "around_p99_ms", "rating_updates_per_s",
                    "matchmaking_tickets_per_s"):
         assert report[figure] > 0
+
+
+@pytest.mark.skipif(not (PG_URL and REDIS_URL), reason="PostgreSQL and Redis: set "
+                    "PRESIDENT_TEST_DATABASE_URL and PRESIDENT_TEST_REDIS_URL (.ci/run does)")
+def test_bench_hints_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert PG_URL is not None and REDIS_URL is not None
+    assert main(["bench", "hints", "--database-url", PG_URL, "--redis-url",
+                 f"{REDIS_URL.rstrip('/')}/12", "--hints", "4", "--reviews", "1",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["hints"] == {"normal": 4, "hard": 4}
+    for level in ("normal", "hard"):
+        assert 0 < report["hint_p50_ms"][level] <= report["hint_p99_ms"][level]
+    assert report["reviews"] == 1 and report["reviews_failed"] == 0
+    assert report["reviews_per_min"] > 0 and report["decisions_weighed_mean"] > 0
