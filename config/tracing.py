@@ -7,8 +7,9 @@ delays, headers, ``OTEL_SERVICE_NAME``) works as the SDK documents.
 Each process calls ``start`` once, after any fork: the tracer provider, an OTLP/HTTP
 exporter, and the maintained instrumentations of what the process uses (Celery, in the
 publishing process too; gRPC clients and servers; Redis; the SQLAlchemy engines made from
-then on). Flask apps are instrumented as they are made (``instrument_app``); statements
-on raw cursors, which no instrumentation sees, get a span of their own (``span``).
+then on). Flask apps are traced as they are made (``instrument_app``, the WSGI
+middleware); statements on raw cursors, which no instrumentation sees, get a span of
+their own (``span``).
 
 A move's trace goes on through the outbox: the move writes its ``traceparent`` with the
 next turn's message, and the relay publishes the message inside that context
@@ -71,10 +72,24 @@ def start(service: str) -> bool:
 
 
 def instrument_app(app: Any) -> None:
+    """The app's requests traced by the maintained WSGI middleware, each span named by its
+    route once Flask has matched it (``POST /v1/games/<string:game_id>/actions``). Not the
+    Flask instrumentation, which does the same work twice a request (its attributes read
+    from the environment for its metrics, then again for its span, and the request's URL
+    built three times to check its exclusions): about half of tracing's cost here
+    (docs/performance.md#tracing)."""
     if _started:
-        from opentelemetry.instrumentation.flask import FlaskInstrumentor
+        from opentelemetry.instrumentation.wsgi import OpenTelemetryMiddleware
 
-        FlaskInstrumentor().instrument_app(app)  # type: ignore[no-untyped-call]
+        app.wsgi_app = OpenTelemetryMiddleware(app.wsgi_app, response_hook=_named_by_route)
+
+
+def _named_by_route(span: Any, environ: Any, status: str, headers: Any) -> None:
+    from flask import has_request_context, request
+
+    if span.is_recording() and has_request_context() and request.url_rule is not None:
+        span.update_name(f"{request.method} {request.url_rule.rule}")
+        span.set_attribute("http.route", request.url_rule.rule)
 
 
 def traceparent() -> str | None:
