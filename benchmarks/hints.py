@@ -36,9 +36,8 @@ import requests
 
 from benchmarks.cluster import Backend, Cluster
 from benchmarks.load import percentile
-from benchmarks.pipeline import _flush_redis, _fresh_database
+from benchmarks.pipeline import fresh_servers
 from config.settings import defaulted
-from services.store.db import in_schema
 
 LEVELS = ("normal", "hard")
 SEATS = [{"kind": "human"}] + [{"kind": "ai", "engine": "easy"}] * 3
@@ -172,12 +171,7 @@ def _reviews(client: Client, count: int, seed: int) -> dict[str, Any]:
 
 def bench_hints(database_url: str, redis_url: str, hints: int = 200, reviews: int = 6,
                 api_workers: int = 2, seed: int = 1) -> dict[str, Any]:
-    if not database_url.startswith("postgresql"):
-        raise ValueError("--database-url takes a PostgreSQL URL (a schema bench_hints of "
-                         "its own)")
-    database = in_schema(database_url, "bench_hints")
-    _fresh_database(database)
-    _flush_redis(redis_url)
+    database = fresh_servers(database_url, redis_url, "bench_hints")
     with tempfile.TemporaryDirectory(prefix="president-bench-") as tmp:
         cluster = Cluster(Backend("redis", database, redis_url), Path(tmp), settings=SETTINGS)
         try:

@@ -43,6 +43,18 @@ def _flush_redis(url: str) -> None:
     redis.Redis.from_url(url).flushdb()
 
 
+def fresh_servers(database_url: str, redis_url: str, schema: str) -> str:
+    """A benchmark's PostgreSQL schema made afresh and its Redis database emptied: the
+    schema's URL."""
+    if not database_url.startswith("postgresql"):
+        raise ValueError(f"--database-url takes a PostgreSQL URL (a schema {schema} of its "
+                         "own)")
+    database = in_schema(database_url, schema)
+    _fresh_database(database)
+    _flush_redis(redis_url)
+    return database
+
+
 def _play(container: Container, games: int, rounds: int, seed: int) -> list[str]:
     ids = []
     for n in range(games):

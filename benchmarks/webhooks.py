@@ -34,7 +34,7 @@ import bootstrap
 from benchmarks.cluster import Backend, Cluster
 from benchmarks.load import percentile
 from benchmarks.ports import free_port
-from benchmarks.pipeline import _flush_redis, _fresh_database
+from benchmarks.pipeline import fresh_servers
 from engine import observe
 from services.commands import Act, CreateGame, CreateKey, RegisterWebhook, SeatSpec
 from services.container import Container
@@ -44,7 +44,7 @@ from services.handlers.games import create_game
 from services.handlers.keys import create_key
 from services.handlers.moves import act
 from services.handlers.webhooks import register
-from services.store.db import in_schema, make_engine
+from services.store.db import make_engine
 from services.store.models import WebhookMessageRow
 from workers.ai import decide
 
@@ -127,12 +127,7 @@ def _wait_delivered(arrivals: Path, count: int, timeout_s: float = 60) -> None:
 
 def bench_webhooks(database_url: str, redis_url: str, moves: int = 200,
                    load_moves: int = 2000, threads: int = 8) -> dict[str, Any]:
-    if not database_url.startswith("postgresql"):
-        raise ValueError("--database-url takes a PostgreSQL URL (a schema bench_webhooks "
-                         "of its own)")
-    database = in_schema(database_url, "bench_webhooks")
-    _fresh_database(database)
-    _flush_redis(redis_url)
+    database = fresh_servers(database_url, redis_url, "bench_webhooks")
     settings = {"PRESIDENT_WEBHOOK_PRIVATE_URLS": "loopback",
                 "PRESIDENT_SECRET_KEY": Fernet.generate_key().decode()}
     os.environ.update(settings)  # this process's vault and sender, as the worker's

@@ -8,12 +8,11 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import Response, current_app
 
-from config.settings import defaulted
 from services.api.auth import Keys, bearer_token
-from services.api.limits import within
+from services.api.limits import per_seat_and_key
 from services.api.schemas import HintIn, HintOut, problems
 from services.container import Container
-from services.domain import Hint, hash_token
+from services.domain import Hint
 from services.errors import BadToken, HintsForbidden
 from services.handlers.hints import hint
 
@@ -43,10 +42,8 @@ def post_hint(game_id: str, json_data: HintIn) -> dict[str, Any] | Response:
     caller = keys.caller(token_call=True)
     if services.adviser is None:
         raise HintsForbidden("this service gives no hints")
-    refused = within(f"hint-seat:{hash_token(token)[:32]}",
-                     defaulted("PRESIDENT_HINTS_RATE_SEAT"))
-    if refused is None and caller.key is not None:
-        refused = within(f"hint-key:{caller.key.id}", defaulted("PRESIDENT_HINTS_RATE_KEY"))
+    refused = per_seat_and_key("hint", token, None if caller.key is None else caller.key.id,
+                               "PRESIDENT_HINTS_RATE_SEAT", "PRESIDENT_HINTS_RATE_KEY")
     if refused is not None:
         return refused
     return hint_json(hint(game_id, token, json_data.level, json_data.budget_ms,

@@ -33,6 +33,7 @@ from limits.storage import Storage, storage_from_string
 from config.settings import defaulted
 from services.api.auth import Keys
 from services.api.problems import problem
+from services.domain import hash_token
 
 log = logging.getLogger(__name__)
 LEASE_SHARE = 50  # a lease is at most 1/50 of a window's allowance...
@@ -114,6 +115,18 @@ def within(client: str, rate: str) -> Response | None:
     if leases is None:  # (PRESIDENT_RATE_STORAGE=off)
         return None
     return _counted(leases, client, _parsed(rate))
+
+
+def per_seat_and_key(route: str, token: str | None, key_id: str | None, seat_rate: str,
+                     key_rate: str) -> Response | None:
+    """A route's limits per seat (the token's, if any) and per client key (if any), each
+    counted in turn: the first refusal, or None."""
+    refused = None
+    if token is not None:
+        refused = within(f"{route}-seat:{hash_token(token)[:32]}", defaulted(seat_rate))
+    if refused is None and key_id is not None:
+        refused = within(f"{route}-key:{key_id}", defaulted(key_rate))
+    return refused
 
 
 def _counted(leases: Leases, client: str, rate: RateLimitItem) -> Response | None:

@@ -14,10 +14,10 @@ from flask import Response, current_app, stream_with_context
 from config.settings import defaulted
 from services.api import draining
 from services.api.auth import Keys, bearer_token
-from services.api.limits import within
+from services.api.limits import per_seat_and_key
 from services.api.schemas import ReviewOut, ReviewQuery, problems
 from services.container import Container
-from services.domain import Caller, Review, hash_token
+from services.domain import Caller, Review
 from services.errors import HintsForbidden
 from services.handlers.reviews import (
     FINISHED, REVIEW_LEVEL, request_review, wait_for_review,
@@ -58,12 +58,8 @@ def review_json(review: Review) -> dict[str, Any]:
                         **problems(400, 401, 403, 404, 409, 429, 503)})
 def post_review(game_id: str, round_no: int) -> tuple[dict[str, Any], int] | Response:
     services, queue, token, caller = _services()
-    refused = None
-    if token is not None:
-        refused = within(f"review-seat:{hash_token(token)[:32]}",
-                         defaulted("PRESIDENT_REVIEWS_RATE_SEAT"))
-    if refused is None and caller.key is not None:
-        refused = within(f"review-key:{caller.key.id}", defaulted("PRESIDENT_REVIEWS_RATE_KEY"))
+    refused = per_seat_and_key("review", token, None if caller.key is None else caller.key.id,
+                               "PRESIDENT_REVIEWS_RATE_SEAT", "PRESIDENT_REVIEWS_RATE_KEY")
     if refused is not None:
         return refused
     review = request_review(game_id, round_no, token, caller, services.reads, services.uow,
