@@ -27,6 +27,7 @@ from engine.rules import FirstLead, LaterLead, Rules
 from engine.state import LogEntry, Phase, RoundLog, State
 
 THREE_OF_CLUBS = 1  # bit 0: rank 3, suit clubs
+THREE_OF_DIAMONDS = 1 << 1  # bit 1: rank 3, suit diamonds
 _GROUP, _STRAIGHT, _JOKER = PlayKind.GROUP, PlayKind.STRAIGHT, PlayKind.JOKER
 
 # The hot paths (a play, a pass, a trick won) build the next State positionally with
@@ -201,8 +202,10 @@ def _next_seat(hands: Sequence[int], passed: int, after: int) -> int:
     return -1
 
 
-def _closes(rules: Rules, play: Play, reversed_: bool) -> bool:
+def _closes(rules: Rules, play: Play, reversed_: bool, previous: Play | None) -> bool:
     """Closing plays end the trick at once. Judged in the order in force when played."""
+    if previous is not None and previous.kind is _JOKER:
+        return True  # (only the 3 of spades goes on the single joker, where it may)
     if play.kind is _GROUP:
         if rules.twos_close and play.rank == (_THREE if reversed_ else _TWO):
             return True
@@ -233,8 +236,9 @@ def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event
     previous = trick[-1][1] if trick else None
     trick += ((seat, play),)
     reversed_ = state.reversed
-    closes = _closes(rules, play, reversed_)
-    if rules.revolution and play.kind is _GROUP and play.size == 4:
+    closes = _closes(rules, play, reversed_, previous)
+    if rules.revolution and ((play.kind is _GROUP and play.size == 4) or (
+            rules.straight_revolution and play.kind is _STRAIGHT and play.size >= 5)):
         reversed_ = not reversed_
         if events is not None:
             events.append(Revolution(reversed_))
@@ -258,6 +262,8 @@ def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event
             if events is not None:
                 events.append(Skipped(victim))
     nxt = -1 if closes else _next_seat(hands, passed | 1 << seat, seat)
+    if nxt < 0 and rules.play_on_own and not closes and hands[seat]:
+        nxt = seat  # everyone else passed: he may play on his own play, or pass
     if nxt < 0:
         return _win_trick(state, hands, seat, trick, closes, reversed_, went_out, penalized,
                           log, events)
@@ -274,7 +280,7 @@ def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) ->
     passed = state.passed | 1 << seat
     winner = state.trick[-1][0]
     nxt = _next_seat(state.hands, passed, seat)
-    if nxt < 0 or nxt == winner:
+    if nxt < 0 or (nxt == winner and not state.rules.play_on_own):
         return _win_trick(state, list(state.hands), winner, state.trick, False, state.reversed,
                           state.went_out, state.penalized, log, events)
     fields: list[Any] = list(state)
@@ -367,11 +373,17 @@ def _exchange_pairs(players: int) -> list[tuple[Role, Role, int]]:
     return pairs
 
 
-def _round_leader(rules: Rules, hands: list[int], roles: tuple[Role, ...] | None) -> int:
+def _round_leader(rules: Rules, hands: Sequence[int], roles: tuple[Role, ...] | None) -> int:
+    """Who leads the round (with an exchange and the 3 of diamonds' rule, its holder as
+    the hands stand: the deal's, then again once the exchange is done)."""
     if roles is None:
         if rules.first_lead is FirstLead.FIRST_SEAT:
             return 0
-        return next(s for s, hand in enumerate(hands) if hand & THREE_OF_CLUBS)
+        card = THREE_OF_CLUBS if rules.first_lead is FirstLead.THREE_OF_CLUBS \
+            else THREE_OF_DIAMONDS
+        return next(s for s, hand in enumerate(hands) if hand & card)
+    if rules.later_lead is LaterLead.THREE_OF_DIAMONDS:
+        return next(s for s, hand in enumerate(hands) if hand & THREE_OF_DIAMONDS)
     wanted = Role.TROU if rules.later_lead is LaterLead.TROU else Role.PRESIDENT
     return roles.index(wanted)
 
@@ -389,6 +401,7 @@ def _give(state: State, seat: int, give: Give, log: RoundLog, events: list[Event
     if pending:
         return state._replace(hands=tuple(hands), to_act=pending[0][0], pending=pending,
                               exchanges=exchanges, log=log)
-    events.append(ExchangeDone(state.leader))
-    return state._replace(phase=Phase.PLAY, hands=tuple(hands), to_act=state.leader,
-                          pending=(), exchanges=exchanges, log=log)
+    leader = _round_leader(state.rules, hands, state.roles)  # (the 3 of diamonds may move)
+    events.append(ExchangeDone(leader))
+    return state._replace(phase=Phase.PLAY, hands=tuple(hands), to_act=leader,
+                          pending=(), exchanges=exchanges, log=log, leader=leader)

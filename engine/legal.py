@@ -31,6 +31,7 @@ from engine.rules import Rules
 
 _MAX_RANK = RANKS - 1  # the 2
 _JOKERS = (1 << 52, 1 << 53)
+SPADE_THREE = 1 << 3  # rank 3 (0), spades (suit 3): beats the single joker where allowed
 
 
 def strength(rank: int, reversed_: bool) -> int:
@@ -220,11 +221,22 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool) -> list[Pl
         if top.size == 1:
             _single_jokers(hand, out)
     elif kind is PlayKind.STRAIGHT and top.size <= hand.bit_count():
-        threshold = play_strength(top, reversed_) + (0 if rules.equal_match else 1)
-        _straights(hand, top.size, reversed_, out, threshold)
-    # nothing beats or equals the single joker: only the pass remains
+        _straights(hand, top.size, reversed_, out, _straight_needs(top, rules, reversed_))
+    elif rules.spade_three_beats_joker and hand & SPADE_THREE:  # (on the single joker)
+        out.append(group_play(0, SPADE_THREE))
+    # else nothing beats or equals the single joker: only the pass remains
     out.append(PASS)
     return out
+
+
+def _straight_needs(top: Play, rules: Rules, reversed_: bool) -> int:
+    """The least strength (``play_strength``) of a straight that may go on ``top``:
+    stronger by its highest card (its lowest in a revolution), or equal with equal
+    match; with ``straights_above``, every card stronger than every card of ``top``
+    (its lowest above top's highest, mirrored in a revolution), equal match or not."""
+    if rules.straights_above:
+        return play_strength(top, reversed_) + top.size
+    return play_strength(top, reversed_) + (0 if rules.equal_match else 1)
 
 
 def gives(hand: int, count: int) -> list[Give]:
@@ -254,8 +266,20 @@ def check_play(hand: int, top: Play | None, play: Play, rules: Rules, reversed_:
     if play.size != top.size:
         raise WrongSize(f"this trick is played with {top.size} card(s) a play, not {play.size}")
     if top.kind is PlayKind.JOKER:
-        raise NotStrongEnough("nothing beats or equals the single joker")
-    mine, theirs = play_strength(play, reversed_), play_strength(top, reversed_)
+        if rules.spade_three_beats_joker and play.mask == SPADE_THREE:
+            return
+        raise NotStrongEnough("nothing beats or equals the single joker"
+                              + (" but the 3 of spades" if rules.spade_three_beats_joker
+                                 else ""))
+    mine = play_strength(play, reversed_)
+    if top.kind is PlayKind.STRAIGHT:
+        if mine < _straight_needs(top, rules, reversed_):
+            raise NotStrongEnough(f"{play} does not beat {top}"
+                                  + (": every card must be stronger" if rules.straights_above
+                                     else "")
+                                  + (" (revolution order in force)" if reversed_ else ""))
+        return
+    theirs = play_strength(top, reversed_)
     if mine < theirs or (mine == theirs and not rules.equal_match):
         needed = "beat or equal" if rules.equal_match else "beat"
         raise NotStrongEnough(f"{play} does not {needed} {top}"

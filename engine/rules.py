@@ -21,6 +21,7 @@ class FirstLead(str, Enum):
 
     THREE_OF_CLUBS = "three_of_clubs"  # the holder of the 3 of clubs, free to lead anything
     FIRST_SEAT = "first_seat"  # seat 0, free to lead anything
+    THREE_OF_DIAMONDS = "three_of_diamonds"  # the holder of the 3 of diamonds (UECda)
 
 
 class LaterLead(str, Enum):
@@ -28,6 +29,7 @@ class LaterLead(str, Enum):
 
     TROU = "trou"  # the previous round's Trou du cul
     PRESIDENT = "president"  # the previous round's Président
+    THREE_OF_DIAMONDS = "three_of_diamonds"  # its holder once the exchange is done (UECda)
 
 
 def _opt(default: Any, doc: str) -> Any:
@@ -41,6 +43,20 @@ class Rules:
     jokers: int = _opt(0, "Jokers added to the 52 cards: 0, 1 (JR) or 2 (JR, JB).")
     straights: bool = _opt(False, "Straights: 3+ consecutive cards of one suit, 3 up to 2, no wrap.")
     revolution: bool = _opt(False, "A quad (triple + joker too) reverses the order at once.")
+    straight_revolution: bool = _opt(
+        False, "A straight of 5 or more cards reverses the order too (needs straights and "
+        "revolution; UECda).")
+    straights_above: bool = _opt(
+        False, "A straight beats another only when every card is stronger: its lowest above "
+        "the other's highest (during a revolution, its highest below the other's lowest), "
+        "not by its highest card alone (UECda).")
+    spade_three_beats_joker: bool = _opt(
+        False, "A single 3 of spades beats the single joker, in either order, and ends the "
+        "trick (needs a joker; UECda).")
+    play_on_own: bool = _opt(
+        False, "A trick ends only when every player still holding cards has passed, the "
+        "last to play included: once all the others have passed, he may play again on his "
+        "own play (UECda).")
     equal_match: bool = _opt(False, "A play may equal the top play instead of beating it.")
     skip_on_match: bool = _opt(
         False, "'Ça passe ou ça casse': a group equal in rank to the previous play makes the "
@@ -144,6 +160,10 @@ def _validate(r: Rules) -> None:
          f"players must be 3 to {r.max_players} for this ruleset, not {r.players}")
     need(0 <= r.jokers <= 2, f"jokers must be 0, 1 or 2, not {r.jokers}")
     need(1 <= r.rounds <= 100, f"rounds must be 1 to 100, not {r.rounds}")
+    need(not r.straight_revolution or (r.straights and r.revolution),
+         "straight_revolution needs straights and revolution")
+    need(not r.spade_three_beats_joker or r.jokers >= 1,
+         "spade_three_beats_joker needs a joker (jokers 1 or 2)")
     need(not r.skip_on_match or r.equal_match,
          "skip_on_match needs equal_match: a play can only match the previous one when "
          "equalling is allowed")

@@ -31,6 +31,10 @@ def preset_overrides(draw: st.DrawFn, min_rounds: int = 1, max_rounds: int = 3,
         "jokers": st.integers(0, 2),
         "straights": st.booleans(),
         "revolution": st.booleans(),
+        "straight_revolution": st.booleans(),
+        "straights_above": st.booleans(),
+        "spade_three_beats_joker": st.booleans(),
+        "play_on_own": st.booleans(),
         "equal_match": st.booleans(),
         "skip_on_match": st.booleans(),
         "twos_close": st.booleans(),
@@ -48,4 +52,9 @@ def preset_overrides(draw: st.DrawFn, min_rounds: int = 1, max_rounds: int = 3,
             overrides[option] = draw(strategy)
     if not overrides.get("equal_match", base.equal_match):  # else InvalidRules
         overrides["skip_on_match"] = False
+    if not (overrides.get("straights", base.straights)
+            and overrides.get("revolution", base.revolution)):
+        overrides["straight_revolution"] = False
+    if not overrides.get("jokers", base.jokers):
+        overrides["spade_three_beats_joker"] = False
     return name, overrides

@@ -65,9 +65,10 @@ def round_bound(rules: Rules) -> int:
     At most 2 exchange gifts; every play removes at least one card from the hands and a
     round ends once a single player holds cards, so at most ``deck`` plays; every trick
     starts with a play, so at most ``deck`` tricks, and passing is final, so at most
-    ``players - 1`` passes (or skips) per trick. Total <= 2 + deck * players.
+    ``players - 1`` passes (or skips) per trick, ``players`` with ``play_on_own`` (the last
+    to play passes too). Total <= 2 + deck * players (+ deck).
     """
-    return 2 + deck_size(rules) * rules.players
+    return 2 + deck_size(rules) * (rules.players + rules.play_on_own)
 
 
 def series_bound(rules: Rules) -> int:

@@ -16,7 +16,8 @@ from engine import (
 # docs/rules.md, "Options": the defaults
 DEFAULTS = {
     "players": 4, "max_players": 8, "jokers": 0, "straights": False, "revolution": False,
-    "equal_match": False, "skip_on_match": False, "twos_close": False, "eights_close": False,
+    "straight_revolution": False, "straights_above": False, "spade_three_beats_joker": False,
+    "play_on_own": False, "equal_match": False, "skip_on_match": False, "twos_close": False, "eights_close": False,
     "exchange": True, "no_finish_on_two": False, "first_lead": "three_of_clubs",
     "later_lead": "trou", "rounds": 1,
 }
@@ -86,6 +87,11 @@ def test_enum_options_accept_their_json_values() -> None:
     ("classic", {"jokers": True}, ["jokers", "True"]),
     ("classic", {"first_lead": "dealer"}, ["first_lead", "dealer", "three_of_clubs", "first_seat"]),
     ("classic", {"later_lead": "neutre"}, ["later_lead", "neutre", "trou", "president"]),
+    ("classic", {"straight_revolution": True}, ["straight_revolution", "straights"]),
+    ("full", {"straight_revolution": True, "revolution": False},
+     ["straight_revolution", "revolution"]),
+    ("classic", {"spade_three_beats_joker": True}, ["spade_three_beats_joker", "joker"]),
+    ("full", {"spade_three_beats_joker": True, "jokers": 0}, ["spade_three_beats_joker"]),
 ])
 def test_rejected_combinations(preset: str, overrides: dict[str, Any], words: list[str]) -> None:
     with pytest.raises(InvalidRules) as info:
@@ -143,4 +149,5 @@ def test_describe_options_lists_every_field() -> None:
     assert {o["name"]: o["default"] for o in options} == DEFAULTS
     assert all(o["description"] and o["type"] in ("bool", "int", "enum") for o in options)
     choices = {o["name"]: o.get("choices") for o in options if o["type"] == "enum"}
-    assert choices == {"first_lead": ["three_of_clubs", "first_seat"], "later_lead": ["trou", "president"]}
+    assert choices == {"first_lead": ["three_of_clubs", "first_seat", "three_of_diamonds"],
+                       "later_lead": ["trou", "president", "three_of_diamonds"]}

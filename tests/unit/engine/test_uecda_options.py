@@ -1,0 +1,176 @@
+"""The UECda options (``../shared/rules/UECDA.md``, docs/rules.md), each in literal
+scenarios taken from the rules text, on and off, in both orders."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import (
+    NotStrongEnough, Play, Rules, apply, legal_actions, new_series, parse_action,
+)
+from engine.events import ExchangeDone, Passed, Revolution, RoundStarted, TrickWon
+from engine.game import THREE_OF_DIAMONDS
+from positions import mask, position
+
+STRAIGHTS = {"straights": True}
+
+
+def _texts(state: object) -> set[str]:
+    return {str(a) for a in legal_actions(state)}  # type: ignore[arg-type]
+
+
+# --- straights compared entirely above (UECDA.md §2.2) -------------------------------
+
+
+@pytest.mark.parametrize("answer, above, highest", [
+    ("8D 9D TD", True, True),  # "on 5-6-7 the weakest answer is 8-9-10 of any suit"
+    ("6D 7D 8D", False, True),  # its highest is higher, but 6 and 7 are not above 7
+    ("7D 8D 9D", False, True),  # 7 is not above 7
+    ("4D 5D 6D", False, False),
+])
+def test_a_straight_beats_another_only_when_every_card_is_above(
+        answer: str, above: bool, highest: bool) -> None:
+    for straights_above, legal in ((True, above), (False, highest)):
+        state = position("classic", ("", answer, "4S"), to_act=1, trick=[(0, "5S-6S-7S")],
+                         straights_above=straights_above, **STRAIGHTS)
+        play = Play.from_str("-".join(answer.split()))
+        assert (str(play) in _texts(state)) is legal
+        if not legal:
+            with pytest.raises(NotStrongEnough):
+                apply(state, play)
+
+
+def test_in_a_revolution_a_straight_must_be_entirely_below() -> None:
+    on = {"straights_above": True, "reversed": True, **STRAIGHTS}
+    state = position("classic", ("", "2D 3D 4D 5D 6D", "4S"), to_act=1, trick=[(0, "7S-8S-9S")],
+                     **on)
+    assert _texts(state) >= {"3D-4D-5D", "4D-5D-6D", "pass"}  # highest under 7
+    assert "5D-6D-7D" not in _texts(state) and "2D" not in _texts(state)
+    assert {t for t in _texts(state) if "-" in t} == {"3D-4D-5D", "4D-5D-6D"}
+
+
+# --- a straight of five or more reverses the order (§2.4) -----------------------------
+
+
+@pytest.mark.parametrize("run, size, reverses", [
+    ("3H-4H-5H-6H-7H", 5, True), ("3H-4H-5H-6H", 4, False), ("3H-4H-5H-6H-7H-8H", 6, True)])
+def test_a_long_straight_is_a_revolution(run: str, size: int, reverses: bool) -> None:
+    hand = " ".join(run.split("-")) + " KS"
+    for option in (True, False):
+        state = position("classic", (hand, "AS", "4S"), straight_revolution=option,
+                         revolution=True, **STRAIGHTS)
+        after, events = apply(state, parse_action(run))
+        assert after.reversed is (reverses and option)
+        assert any(isinstance(e, Revolution) for e in events) is (reverses and option)
+
+
+def test_a_second_long_straight_restores_the_order() -> None:
+    state = position("classic", ("3H 4H 5H 6H 7H KS", "8C 9C TC JC QC 3S", "4S"), to_act=0,
+                     straight_revolution=True, revolution=True, **STRAIGHTS)
+    state, _ = apply(state, parse_action("3H-4H-5H-6H-7H"))
+    assert state.reversed
+    # in the reversed order nothing of 8-Q is below 3-7: the answer must be entirely below
+    assert "8C-9C-TC-JC-QC" not in _texts(state)
+
+
+# --- the 3 of spades on the single joker (§2.2) ---------------------------------------
+
+
+def test_the_three_of_spades_beats_the_single_joker_and_ends_the_trick() -> None:
+    for reversed_ in (False, True):
+        state = position("classic", ("KD", "3S 3H 2C", "AD"), to_act=1, trick=[(0, "JR")],
+                         jokers=1, spade_three_beats_joker=True, reversed=reversed_)
+        assert _texts(state) == {"3S", "pass"}  # not the 3 of hearts, not the 2
+        after, events = apply(state, parse_action("3S"))
+        won = [e for e in events if isinstance(e, TrickWon)]
+        assert won and won[0].seat == 1 and won[0].closed and after.to_act == 1
+        assert after.trick == ()
+
+
+def test_without_the_option_nothing_beats_the_single_joker() -> None:
+    state = position("classic", ("KD", "3S 3H", "AD"), to_act=1, trick=[(0, "JR")], jokers=1)
+    assert _texts(state) == {"pass"}
+    with pytest.raises(NotStrongEnough):
+        apply(state, parse_action("3S"))
+
+
+def test_the_three_of_spades_is_a_single_like_any_other_elsewhere() -> None:
+    state = position("classic", ("", "3S KH", "4S"), to_act=1, trick=[(0, "4D")], jokers=1,
+                     spade_three_beats_joker=True)
+    assert "3S" not in _texts(state)  # a 3 on a 4: no
+
+
+# --- the last to play may play on his own play (§2.8) ---------------------------------
+
+
+def test_when_the_others_have_passed_the_turn_comes_back_to_the_last_to_play() -> None:
+    state = position("classic", ("5H 9H", "4C", "4D"), to_act=0, play_on_own=True)
+    state, _ = apply(state, parse_action("5H"))
+    state, _ = apply(state, parse_action("pass"))
+    state, events = apply(state, parse_action("pass"))
+    assert state.to_act == 0 and state.trick and not any(
+        isinstance(e, TrickWon) for e in events)
+    assert _texts(state) == {"9H", "pass"}  # on his own 5: a higher single, or pass
+    state, _ = apply(state, parse_action("9H"))  # his last card: he goes out
+    assert state.hands[0] == 0
+
+
+def test_the_trick_ends_when_the_last_to_play_passes_too_and_he_leads() -> None:
+    state = position("classic", ("5H 9H KS", "4C 6C", "4D 6D"), to_act=0, play_on_own=True)
+    for action in ("5H", "pass", "pass"):
+        state, _ = apply(state, parse_action(action))
+    state, events = apply(state, parse_action("pass"))
+    assert [e for e in events if isinstance(e, Passed)] == [Passed(0)]
+    won = next(e for e in events if isinstance(e, TrickWon))
+    assert won.seat == 0 and state.to_act == 0 and state.trick == ()
+
+
+def test_without_the_option_the_trick_ends_when_the_others_have_passed() -> None:
+    state = position("classic", ("5H 9H KS", "4C 6C", "4D 6D"), to_act=0)
+    for action in ("5H", "pass"):
+        state, _ = apply(state, parse_action(action))
+    state, events = apply(state, parse_action("pass"))
+    assert any(isinstance(e, TrickWon) for e in events) and state.trick == ()
+
+
+def test_a_player_who_goes_out_is_not_given_the_turn_back() -> None:
+    state = position("classic", ("5H", "4C 6C", "4D 7D"), to_act=0, play_on_own=True)
+    state, _ = apply(state, parse_action("5H"))  # out: the others answer or pass
+    state, _ = apply(state, parse_action("6C"))
+    state, _ = apply(state, parse_action("pass"))
+    assert state.to_act == 1  # seat 1 played last: back to him, seat 0 is out
+    assert _texts(state) == {"pass"}
+
+
+# --- the 3 of diamonds leads (§1) ------------------------------------------------------
+
+
+def test_the_holder_of_the_three_of_diamonds_leads_the_first_round() -> None:
+    for seed in range(5):
+        state = new_series(Rules.preset("classic", first_lead="three_of_diamonds"), seed)
+        assert state.hands[state.to_act] & THREE_OF_DIAMONDS
+
+
+def test_the_three_of_diamonds_leads_every_round_once_the_exchange_is_done() -> None:
+    rules = Rules.preset("classic", players=4, rounds=3, first_lead="three_of_diamonds",
+                         later_lead="three_of_diamonds")
+    state, finished = new_series(rules, 3), 1  # (round 1 dealt: its leader holds it)
+    assert state.hands[state.to_act] & THREE_OF_DIAMONDS
+    while not state.is_over:
+        actions = list(legal_actions(state))
+        state, events = apply(state, actions[0] if len(actions) == 1 else actions[-2]
+                              if str(actions[-1]) == "pass" else actions[0])
+        for event in events:
+            if isinstance(event, ExchangeDone) or (isinstance(event, RoundStarted)
+                                                   and not event.exchange):
+                finished += 1
+                assert state.hands[state.to_act] & THREE_OF_DIAMONDS
+                assert state.leader == state.to_act
+    assert finished == 3
+
+
+def test_the_suit_order_breaks_ties_of_the_automatic_gifts() -> None:
+    """UECda: the strongest cards, the joker first, then 2 > A > …, ties ♠ > ♥ > ♦ > ♣."""
+    from engine.cards import highest_cards
+    assert highest_cards(mask("2C 2S 2H AD"), 2) == mask("2S 2H")
+    assert highest_cards(mask("JR 2C AS"), 2) == mask("JR 2C")
