@@ -16,7 +16,7 @@ from config import tracing
 from config.settings import defaulted, setting
 from engine import View
 from engine.plays import Action
-from services.api.app import create_app
+from services.api.app import create_app, matched_route
 from services.commands import RatingPolicy, ReviewPolicy, TableDefaults, WebhookPolicy
 from services.container import Container, Webhooks
 from services.background import (
@@ -201,7 +201,7 @@ def api_app(services: Container | None = None) -> APIFlask:
     traced when the ``OTEL_*`` settings say so (``config.tracing``)."""
     tracing.start("president-api")
     app = create_app(services or container_from_env(), cache_bytes("rendered"))
-    tracing.instrument_app(app)
+    tracing.instrument_app(app, matched_route)
     return app
 
 

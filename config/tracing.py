@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 _started = False
 
@@ -71,25 +71,24 @@ def start(service: str) -> bool:
     return True
 
 
-def instrument_app(app: Any) -> None:
-    """The app's requests traced by the maintained WSGI middleware, each span named by its
-    route once Flask has matched it (``POST /v1/games/<string:game_id>/actions``). Not the
-    Flask instrumentation, which does the same work twice a request (its attributes read
-    from the environment for its metrics, then again for its span, and the request's URL
-    built three times to check its exclusions): about half of tracing's cost here
-    (docs/performance.md#tracing)."""
-    if _started:
-        from opentelemetry.instrumentation.wsgi import OpenTelemetryMiddleware
+def instrument_app(app: Any, route: Callable[[], tuple[str, str] | None]) -> None:
+    """The app's requests traced by the maintained WSGI middleware, each span named by
+    its route once the app has matched it (``route()``: the request's method and route,
+    ``POST /v1/games/<string:game_id>/actions``). Not the Flask instrumentation, which
+    does the same work twice a request (its attributes read from the environment for its
+    metrics, then again for its span, and the request's URL built three times to check
+    its exclusions): about half of tracing's cost here (docs/performance.md#tracing)."""
+    if not _started:
+        return
+    from opentelemetry.instrumentation.wsgi import OpenTelemetryMiddleware
 
-        app.wsgi_app = OpenTelemetryMiddleware(app.wsgi_app, response_hook=_named_by_route)
+    def named(span: Any, environ: Any, status: str, headers: Any) -> None:
+        matched = route() if span.is_recording() else None
+        if matched is not None:
+            span.update_name(f"{matched[0]} {matched[1]}")
+            span.set_attribute("http.route", matched[1])
 
-
-def _named_by_route(span: Any, environ: Any, status: str, headers: Any) -> None:
-    from flask import has_request_context, request
-
-    if span.is_recording() and has_request_context() and request.url_rule is not None:
-        span.update_name(f"{request.method} {request.url_rule.rule}")
-        span.set_attribute("http.route", request.url_rule.rule)
+    app.wsgi_app = OpenTelemetryMiddleware(app.wsgi_app, response_hook=named)
 
 
 def traceparent() -> str | None:

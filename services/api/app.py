@@ -6,7 +6,7 @@ from typing import Any
 
 from apiflask import APIFlask, get_reason_phrase
 from apiflask.exceptions import HTTPError
-from flask import Response
+from flask import Response, has_request_context, request
 from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -46,6 +46,13 @@ class OrjsonProvider(DefaultJSONProvider):
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return jsoncodec.loads(s)
+
+
+def matched_route() -> tuple[str, str] | None:
+    """The request's method and route, once matched (what a traced request is named)."""
+    if not has_request_context() or request.url_rule is None:
+        return None
+    return request.method, request.url_rule.rule
 
 
 def create_app(container: Container, rendered_bytes: int | None = None) -> APIFlask:
