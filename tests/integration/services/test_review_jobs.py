@@ -8,7 +8,6 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
 import pytest
-from flask.testing import FlaskClient
 from sqlalchemy import Engine, select, update
 
 from apps import inline_app
@@ -17,7 +16,7 @@ from engine import View, apply, new_series, observe
 from engine.plays import Action
 from services.commands import ReviewPolicy
 from services.domain import ANONYMOUS, Hint
-from services.errors import Unavailable
+from services.errors import QuotaExceeded, Unavailable
 from services.handlers.reviews import (
     ATTEMPTS, request_review, review_round, send_stale, weigh_round,
 )
@@ -56,7 +55,6 @@ class Unreachable:
 @pytest.fixture
 def finished(db: Engine) -> Iterator[tuple[str, dict[str, str]]]:
     """A game whose first round is over (two humans, one AI)."""
-    client: FlaskClient
     with inline_app(db).test_client() as client:
         game_id, tokens = new_game(client)
         play_until(client, game_id, tokens, rounds_over=1)
@@ -168,3 +166,24 @@ def test_expert_is_handed_each_reviewed_seat_s_view_at_the_time_and_nothing_more
         assert decision.best is None or entry.seat in (0, 1)  # the AI seat is not reviewed
         state, _ = apply(state, entry.action)
     assert adviser.views == expected and expected
+
+
+def test_an_owner_has_at_most_so_many_reviews_waiting(
+        db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("services.handlers.reviews.OPEN_PER_OWNER", 2)
+    with inline_app(db).test_client() as client:
+        game_id, tokens = new_game(client, rounds=3)
+        play_until(client, game_id, tokens, rounds_over=3)
+    store, queue = Store(db), Sent()
+
+    def ask(round_no: int) -> str:
+        return request_review(game_id, round_no, tokens["0"], ANONYMOUS, store.reads,
+                              store.uow, queue).state
+
+    assert ask(1) == ask(2) == "queued"
+    with pytest.raises(QuotaExceeded):
+        ask(3)
+    assert ask(1) == "queued"  # (one asked already is no new one)
+    assert review_round(game_id, 1, store.uow, Counting(), POLICY) is not None  # one done
+    assert ask(3) == "queued"
+    assert len(queue.sent) == 3
