@@ -16,6 +16,7 @@ from services.api import draining
 from services.api.auth import Keys, bearer_token
 from services.api.limits import per_seat_and_key
 from services.api.schemas import ReviewOut, ReviewQuery, problems
+from services.api.streams import slot
 from services.container import Container
 from services.domain import Caller, Review
 from services.errors import HintsForbidden
@@ -72,12 +73,16 @@ def post_review(game_id: str, round_no: int) -> tuple[dict[str, Any], int] | Res
 @reviews.output(ReviewOut)
 @reviews.doc(operation_id="getReview", tags=["AI"], security=BOTH,
              summary="A round's review; with wait=S, held until it is done",
-             responses=problems(400, 401, 404))
+             responses=problems(400, 401, 404, 429))
 def get_review(game_id: str, round_no: int, query_data: ReviewQuery) -> dict[str, Any]:
     services, _, token, caller = _services()
-    return review_json(wait_for_review(game_id, round_no, token, caller, services.reads,
-                                       services.uow, query_data.wait,
-                                       draining.stopping.is_set))
+    give_back = slot(game_id) if query_data.wait else (lambda: None)  # a long poll holds one
+    try:
+        return review_json(wait_for_review(game_id, round_no, token, caller, services.reads,
+                                           services.uow, query_data.wait,
+                                           draining.stopping.is_set))
+    finally:
+        give_back()
 
 
 @reviews.get(f"{ROUTE}/stream")
@@ -86,7 +91,7 @@ def get_review(game_id: str, round_no: int, query_data: ReviewQuery) -> dict[str
              "progresses, the last one done (or failed); the stream ends with it",
              responses={200: {"description": "text/event-stream",
                               "content": {"text/event-stream": {}}},
-                        **problems(401, 404)})
+                        **problems(401, 404, 429)})
 def stream_review(game_id: str, round_no: int) -> Response:
     services, _, token, caller = _services()
     first = wait_for_review(game_id, round_no, token, caller, services.reads, services.uow,
@@ -107,5 +112,8 @@ def stream_review(game_id: str, round_no: int) -> Response:
             else:
                 yield f"event: review\ndata: {json.dumps(review_json(review))}\n\n"
 
-    return Response(stream_with_context(stream()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    give_back = slot(game_id)  # held until the response is closed, however that comes
+    response = Response(stream_with_context(stream()), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(give_back)
+    return response

@@ -13,7 +13,7 @@ from flask import Response, current_app, request, stream_with_context
 from config.settings import defaulted
 from services.api import draining
 from services.api.auth import Keys, bearer_token
-from services.api.streams import Slots
+from services.api.streams import slot
 from services.api.render import (
     Rendered, cached_for_good, event_json, game_json, game_response, rounds_json, rules_json,
     summary_json,
@@ -52,13 +52,6 @@ def _services() -> Container:
 def _rendered() -> Rendered:
     rendered: Rendered = current_app.extensions["president.rendered"]
     return rendered
-
-
-def _slot(game_id: str) -> Callable[[], None]:
-    """A stream's or a long poll's slot (``streams``), and how to give it back."""
-    keys: Keys = current_app.extensions["president.keys"]
-    slots: Slots = current_app.extensions["president.streams"]
-    return slots.take(game_id, keys.client()[0])
 
 
 def _caller(token: str | None) -> Caller:
@@ -178,7 +171,7 @@ def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
         events, last = events_after(game_id, token, query_data.after, _services().reads,
                                     caller=caller)
     else:  # a long poll holds a slot while it waits
-        give_back = _slot(game_id)
+        give_back = slot(game_id)
         try:
             events, last = wait_for_events(game_id, token, query_data.after, query_data.wait,
                                            _services().reads, caller, draining.stopping.is_set)
@@ -223,7 +216,7 @@ def stream_events(game_id: str) -> Response:
                 yield ": keep-alive\n\n"
                 quiet_since = time.monotonic()
 
-    give_back = _slot(game_id)  # held until the response is closed, however that comes
+    give_back = slot(game_id)  # held until the response is closed, however that comes
     response = Response(stream_with_context(stream()), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     response.call_on_close(give_back)

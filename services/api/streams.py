@@ -9,6 +9,9 @@ import threading
 from collections import Counter
 from typing import Callable
 
+from flask import current_app
+
+from services.api.auth import Keys
 from services.errors import TooManyStreams
 
 
@@ -46,3 +49,11 @@ class Slots:
 
     def open(self) -> int:
         return sum(self._clients.values())
+
+
+def slot(game_id: str) -> Callable[[], None]:
+    """The request's slot for a stream or a long poll on ``game_id`` (its game's, a
+    round review's), and how to give it back."""
+    keys: Keys = current_app.extensions["president.keys"]
+    slots: Slots = current_app.extensions["president.streams"]
+    return slots.take(game_id, keys.client()[0])

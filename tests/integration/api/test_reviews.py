@@ -192,3 +192,24 @@ def test_reviews_spend_the_owner_s_ai_time_and_stop_at_its_quota(
         unit.commit()
     assert_problem(client.post(f"/v1/games/{other_id}/rounds/1/review", headers=key),
                    429, "quota_exceeded")
+
+
+def test_a_review_s_stream_and_long_poll_hold_a_client_s_stream_slot(
+        db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESIDENT_STREAMS_PER_CLIENT", "1")
+    app = inline_app(db)
+    client = app.test_client()  # (no block: a streamed response's context outlives it)
+    game_id, tokens = new_game(client)
+    play_until(client, game_id, tokens, rounds_over=1)
+    url = f"/v1/games/{game_id}/rounds/1/review"
+    assert client.post(url, headers=bearer(tokens["0"])).status_code in (200, 202)
+    slots = app.extensions["president.streams"]
+    stream = client.get(f"{url}/stream", headers=bearer(tokens["0"]), buffered=False)
+    assert stream.status_code == 200 and slots.open() == 1
+    assert_problem(client.get(f"{url}?wait=1", headers=bearer(tokens["0"])), 429,
+                   "too_many_streams")
+    assert client.get(url, headers=bearer(tokens["0"])).status_code == 200  # no wait
+    stream.close()
+    assert slots.open() == 0
+    assert client.get(f"{url}?wait=1", headers=bearer(tokens["0"])).status_code == 200
+    assert slots.open() == 0
