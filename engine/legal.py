@@ -222,7 +222,7 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool) -> list[Pl
             _single_jokers(hand, out)
     elif kind is PlayKind.STRAIGHT and top.size <= hand.bit_count():
         _straights(hand, top.size, reversed_, out, _straight_needs(top, rules, reversed_))
-    elif rules.spade_three_beats_joker and hand & SPADE_THREE:  # (on the single joker)
+    elif kind is PlayKind.JOKER and rules.spade_three_beats_joker and hand & SPADE_THREE:
         out.append(group_play(0, SPADE_THREE))
     # else nothing beats or equals the single joker: only the pass remains
     out.append(PASS)

@@ -8,6 +8,7 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import Response, current_app
 
+from config.settings import defaulted
 from services.api.auth import Keys, bearer_token
 from services.api.limits import per_seat_and_key
 from services.api.schemas import HintIn, HintOut, problems
@@ -43,7 +44,8 @@ def post_hint(game_id: str, json_data: HintIn) -> dict[str, Any] | Response:
     if services.adviser is None:
         raise HintsForbidden("this service gives no hints")
     refused = per_seat_and_key("hint", token, None if caller.key is None else caller.key.id,
-                               "PRESIDENT_HINTS_RATE_SEAT", "PRESIDENT_HINTS_RATE_KEY")
+                               defaulted("PRESIDENT_HINTS_RATE_SEAT"),
+                               defaulted("PRESIDENT_HINTS_RATE_KEY"))
     if refused is not None:
         return refused
     return hint_json(hint(game_id, token, json_data.level, json_data.budget_ms,

@@ -119,13 +119,13 @@ def within(client: str, rate: str) -> Response | None:
 
 def per_seat_and_key(route: str, token: str | None, key_id: str | None, seat_rate: str,
                      key_rate: str) -> Response | None:
-    """A route's limits per seat (the token's, if any) and per client key (if any), each
-    counted in turn: the first refusal, or None."""
+    """A route's limits per seat (the token's, if any, at ``seat_rate``) and per client
+    key (if any, at ``key_rate``), each counted in turn: the first refusal, or None."""
     refused = None
     if token is not None:
-        refused = within(f"{route}-seat:{hash_token(token)[:32]}", defaulted(seat_rate))
+        refused = within(f"{route}-seat:{hash_token(token)[:32]}", seat_rate)
     if refused is None and key_id is not None:
-        refused = within(f"{route}-key:{key_id}", defaulted(key_rate))
+        refused = within(f"{route}-key:{key_id}", key_rate)
     return refused
 
 

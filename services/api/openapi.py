@@ -7,7 +7,7 @@ from typing import Any
 
 from apiflask import APIFlask
 
-from services.api.schemas import Problem
+from services.api.schemas import Problem, problems
 
 TAGS = [
     {"name": "Games", "description": "create games, read them as a seat or a spectator, play"},
@@ -73,6 +73,8 @@ def install(app: APIFlask, keys_required: bool) -> None:
         for path, item in spec["paths"].items():  # every /v1 call is counted (limits)
             for operation in item.values() if path.startswith("/v1/") else ():
                 operation["responses"]["429"] = TOO_MANY
+                if "requestBody" in operation:  # any body past the cap (app.MAX_BODY_BYTES)
+                    operation["responses"].setdefault("413", problems(413)[413])
         for (path, method), headers in HEADERS.items():
             operation = spec["paths"][path][method]
             operation["parameters"] = [*operation.get("parameters", []), *headers]

@@ -60,7 +60,8 @@ def review_json(review: Review) -> dict[str, Any]:
 def post_review(game_id: str, round_no: int) -> tuple[dict[str, Any], int] | Response:
     services, queue, token, caller = _services()
     refused = per_seat_and_key("review", token, None if caller.key is None else caller.key.id,
-                               "PRESIDENT_REVIEWS_RATE_SEAT", "PRESIDENT_REVIEWS_RATE_KEY")
+                               defaulted("PRESIDENT_REVIEWS_RATE_SEAT"),
+                               defaulted("PRESIDENT_REVIEWS_RATE_KEY"))
     if refused is not None:
         return refused
     review = request_review(game_id, round_no, token, caller, services.reads, services.uow,

@@ -174,3 +174,11 @@ def test_the_suit_order_breaks_ties_of_the_automatic_gifts() -> None:
     from engine.cards import highest_cards
     assert highest_cards(mask("2C 2S 2H AD"), 2) == mask("2S 2H")
     assert highest_cards(mask("JR 2C AS"), 2) == mask("JR 2C")
+
+
+def test_the_three_of_spades_is_no_answer_to_a_straight_longer_than_the_hand() -> None:
+    """(Found by the property tests: the joker's answer was offered on a straight the
+    hand was too small to follow.)"""
+    state = position("classic", ("", "3S KH", "4S"), to_act=1, trick=[(0, "5D-6D-7D")],
+                     jokers=1, spade_three_beats_joker=True, **STRAIGHTS)
+    assert _texts(state) == {"pass"}
