@@ -16,6 +16,7 @@ from config.settings import defaulted
 from services.api import draining
 from services.api.auth import Keys
 from services.api.schemas import TicketIn, TicketOut, TicketQuery, problems
+from services.api.streams import slot
 from services.commands import OpenTicket
 from services.container import Container
 from services.domain import Caller, Ticket
@@ -72,11 +73,15 @@ def post_ticket(json_data: TicketIn) -> dict[str, Any]:
 @matchmaking.doc(operation_id="getTicket", tags=TAGS, security=KEY,
                  summary="A ticket; with wait=S, held until it is matched; once matched, "
                  "its game, seat and that seat's token (in the first answer only)",
-                 responses=problems(400, 401, 404))
+                 responses=problems(400, 401, 404, 429))
 def get_ticket(ticket_id: str, query_data: TicketQuery) -> dict[str, Any]:
     services, caller, vault = _services()
-    ticket, token = wait_for_ticket(ticket_id, query_data.wait, services.uow, caller, vault,
-                                    draining.stopping.is_set)
+    give_back = slot(f"ticket:{ticket_id}") if query_data.wait else (lambda: None)
+    try:  # (a long poll holds one of the client's stream slots while it waits)
+        ticket, token = wait_for_ticket(ticket_id, query_data.wait, services.uow, caller,
+                                        vault, draining.stopping.is_set)
+    finally:
+        give_back()
     return ticket_json(ticket, token)
 
 
@@ -86,7 +91,7 @@ def get_ticket(ticket_id: str, query_data: TicketQuery) -> dict[str, Any]:
                  "event), the seat's token with the match; the stream ends with it",
                  responses={200: {"description": "text/event-stream",
                                   "content": {"text/event-stream": {}}},
-                            **problems(401, 404)})
+                            **problems(401, 404, 429)})
 def stream_ticket(ticket_id: str) -> Response:
     services, caller, vault = _services()
     first, token = read_ticket(ticket_id, services.uow(), caller, vault)  # 404 up front
@@ -104,8 +109,11 @@ def stream_ticket(ticket_id: str) -> Response:
             else:
                 yield f"event: ticket\ndata: {json.dumps(ticket_json(ticket, shown))}\n\n"
 
-    return Response(stream_with_context(stream()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    give_back = slot(f"ticket:{ticket_id}")  # held until the response is closed
+    response = Response(stream_with_context(stream()), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(give_back)
+    return response
 
 
 @matchmaking.delete(TICKET)

@@ -162,3 +162,22 @@ def test_a_ticket_streams_its_states_and_ends_matched(client: FlaskClient, db: E
     assert read(client, owner, first["id"])["token"] is None  # shown once, in the stream
     assert_problem(client.get("/v1/matchmaking/tickets/" + "1" * 32 + "/stream",
                               headers=owner), 404, "ticket_not_found")
+
+
+def test_a_ticket_s_stream_and_long_poll_hold_a_client_s_stream_slot(
+        db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESIDENT_STREAMS_PER_CLIENT", "1")
+    app = inline_app(db)
+    client = app.test_client()  # (no block: a streamed response's context outlives it)
+    owner = key(db)
+    waiting = ticket(client, owner, "p1")
+    url = f"/v1/matchmaking/tickets/{waiting['id']}"
+    slots = app.extensions["president.streams"]
+    stream = client.get(f"{url}/stream", headers=owner, buffered=False)
+    assert stream.status_code == 200 and slots.open() == 1
+    assert_problem(client.get(f"{url}?wait=1", headers=owner), 429, "too_many_streams")
+    assert client.get(url, headers=owner).status_code == 200  # no wait: no slot
+    stream.close()
+    assert slots.open() == 0
+    assert client.get(f"{url}?wait=0.2", headers=owner).status_code == 200
+    assert slots.open() == 0
