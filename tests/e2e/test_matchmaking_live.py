@@ -24,7 +24,10 @@ TABLES = [("classic", 3), ("classic", 4), ("cardverse", 4), ("classic", 5)]
 @pytest.mark.skipif("redis" not in BACKENDS, reason="needs PostgreSQL and Redis: set "
                     "PRESIDENT_TEST_DATABASE_URL and PRESIDENT_TEST_REDIS_URL (.ci/run does)")
 def test_two_hundred_tickets_on_two_api_processes_all_seated_once(tmp_path: Path) -> None:
-    stack = Stack(make_backend("redis", tmp_path), tmp_path)
+    # One key follows sixteen tickets at once, each long poll holding one of its stream
+    # slots: more than a client's default (8 an API worker), as an integrator would set.
+    stack = Stack(make_backend("redis", tmp_path), tmp_path,
+                  settings={"PRESIDENT_STREAMS_PER_CLIENT": "32"})
     try:
         stack.start_ai_worker()
         stack.start_celery_worker()
