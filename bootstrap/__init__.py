@@ -221,10 +221,10 @@ def turn_runtime(app: Celery, settings: TurnSettings) -> TurnRuntime:
         return ai.decide(view, engine, seed=len(view.history), timeout_s=settings.ai_deadline_s)
 
     scheduler = CeleryScheduler(app, settings.turn_expires_s)
-    hooks, policy = webhooks(), rating_policy()
+    hooks, policy, reviewing = webhooks(), rating_policy(), review_policy()
     start_relay(store, scheduler, CeleryWebhooks(app, hooks.policy.queue_wait_s),
                 hooks.policy, celery_rater(app))
     return TurnRuntime(store.uow, over_grpc, FALLBACK, hooks, policy, table_defaults(),
                        adviser=AdviserOverGrpc(ai),
-                       reviews=CeleryReviews(app, review_policy().expires_s),
-                       review_policy=review_policy())
+                       reviews=CeleryReviews(app, reviewing.expires_s),
+                       review_policy=reviewing)

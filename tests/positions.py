@@ -3,10 +3,11 @@ needs replaced. A ``State`` is a NamedTuple, so ``_replace`` does it."""
 
 from __future__ import annotations
 
+import random
 from typing import Any, Iterable, Sequence
 
 from engine import Play, Rules, State, cards_of, mask_of, new_series, parse_cards
-from engine.cards import deck_mask
+from engine.cards import deck_mask, single_bits
 
 
 def mask(text: str) -> int:
@@ -68,3 +69,22 @@ def assert_cards_conserved(state: State) -> None:
     deck = deck_mask(state.rules.jokers)
     assert seen == deck, (f"missing {cards_of(deck & ~seen)}, "
                           f"extra {cards_of(seen & ~deck)}")
+
+
+def swap_hidden(state: State, a: int, b: int, rng: random.Random) -> State:
+    """Re-deal the cards of seats ``a`` and ``b`` between them, keeping both sizes, so that
+    the result differs from the original."""
+    pool = single_bits(state.hands[a] | state.hands[b])
+    size_a = state.hands[a].bit_count()
+    for _ in range(20):
+        rng.shuffle(pool)
+        new_a = sum(pool[:size_a])
+        if new_a != state.hands[a]:
+            break
+    else:  # swap the lowest card of each
+        low_a, low_b = state.hands[a] & -state.hands[a], state.hands[b] & -state.hands[b]
+        new_a = state.hands[a] ^ low_a | low_b
+    new_b = (state.hands[a] | state.hands[b]) & ~new_a
+    hands = list(state.hands)
+    hands[a], hands[b] = new_a, new_b
+    return state._replace(hands=tuple(hands))

@@ -55,11 +55,12 @@ def request_review(game_id: str, round_no: int, token: str | None, caller: Calle
             if game.owner is not None and uow.reviews.queued(game.owner) >= OPEN_PER_OWNER:
                 raise QuotaExceeded(f"{OPEN_PER_OWNER} reviews of this owner's games are "
                                     "under way: ask again once they are done")
-            uow.reviews.add(Review(game_id, round_no, "queued", game.owner,
-                                   datetime.now(timezone.utc)))
+            added = uow.reviews.add(Review(game_id, round_no, "queued", game.owner,
+                                           datetime.now(timezone.utc)))
             uow.commit()
             review = uow.reviews.get(game_id, round_no)
-            _hand_over(queue, game_id, round_no)
+            if added:  # (else another request added it a moment ago, and handed it over)
+                _hand_over(queue, game_id, round_no)
     assert review is not None
     return seen_by(review, seat, _sees_all(game, seat))
 

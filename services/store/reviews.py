@@ -7,7 +7,7 @@ from dataclasses import asdict
 from datetime import timedelta
 from typing import Any, Callable
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, func, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -89,11 +89,11 @@ class SqlReviews:
                    or_(ReviewRow.state == "queued", ReviewRow.lease_until < now))
             .order_by(ReviewRow.requested_at).limit(limit)
             .with_for_update(skip_locked=True)).all()
-        for game_id, round_no in rows:
-            session.execute(update(ReviewRow).where(ReviewRow.game_id == game_id,
-                                                    ReviewRow.round_no == round_no)
-                            .values(sent_at=now))
-        return [(game_id, round_no) for game_id, round_no in rows]
+        stale = [(game_id, round_no) for game_id, round_no in rows]
+        if stale:  # (one statement for them all)
+            session.execute(update(ReviewRow).where(
+                tuple_(ReviewRow.game_id, ReviewRow.round_no).in_(stale)).values(sent_at=now))
+        return stale
 
     def queued(self, owner: str | None) -> int:
         return int(self._session().scalar(

@@ -15,7 +15,8 @@ from engine import ALL_CARDS, Play, Rules, View, observe
 from workers.ai import LEVELS, Budget, analyse, decide
 
 from aihelpers import drive, other_seats_in, rules_strategy, seeds
-from test_levels import PROPS, swap_hidden
+from positions import swap_hidden
+from test_levels import PROPS
 
 BUDGET = Budget(simulations=60)
 

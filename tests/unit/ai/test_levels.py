@@ -27,6 +27,7 @@ from aihelpers import (
     JOKERS, bits_of, drive, easy_action, exchange_position, held_of_rank,
     other_seats_in, play_round_one_with_easy, position, rank_of_bit, rules_strategy, seeds,
 )
+from positions import swap_hidden
 
 ROOT = Path(__file__).resolve().parents[3]
 SMALL = Budget(simulations=6)
@@ -416,25 +417,6 @@ def test_budget_validation() -> None:
         Budget(simulations=0)
     with pytest.raises(ValueError):
         Budget(milliseconds=0)
-
-
-def swap_hidden(state: State, a: int, b: int, rng: random.Random) -> State:
-    """Re-deal the cards of seats ``a`` and ``b`` between them, keeping both sizes, so that
-    the result differs from the original."""
-    pool = bits_of(state.hands[a] | state.hands[b])
-    size_a = state.hands[a].bit_count()
-    for _ in range(20):
-        rng.shuffle(pool)
-        new_a = sum(pool[:size_a])
-        if new_a != state.hands[a]:
-            break
-    else:  # swap the lowest card of each
-        low_a, low_b = state.hands[a] & -state.hands[a], state.hands[b] & -state.hands[b]
-        new_a = state.hands[a] ^ low_a | low_b
-    new_b = (state.hands[a] | state.hands[b]) & ~new_a
-    hands = list(state.hands)
-    hands[a], hands[b] = new_a, new_b
-    return state._replace(hands=tuple(hands))
 
 
 @settings(PROPS, max_examples=80)

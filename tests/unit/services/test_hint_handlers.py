@@ -11,8 +11,8 @@ import pytest
 
 from engine import View, legal_actions, apply, observe
 from engine.plays import Action
-from engine.state import State
 from fakes import FakeDatabase
+from positions import swap_hidden
 from services.commands import CreateGame, SeatSpec
 from services.domain import ANONYMOUS, Hint
 from services.domain import Weighed as HintCandidate
@@ -37,18 +37,6 @@ class Deterministic:
                                                             w.simulations) for w in weighed))
 
 
-def _swap_hidden(state: State, me: int, rng: random.Random) -> State:
-    """The state with a card of two other seats' hands exchanged: what ``me`` sees of it
-    is unchanged."""
-    a, b = rng.sample([s for s in range(state.players) if s != me and state.hands[s]], 2)
-    card_a = rng.choice([bit for bit in range(54) if state.hands[a] >> bit & 1])
-    card_b = rng.choice([bit for bit in range(54) if state.hands[b] >> bit & 1])
-    hands = list(state.hands)
-    hands[a] = hands[a] & ~(1 << card_a) | 1 << card_b
-    hands[b] = hands[b] & ~(1 << card_b) | 1 << card_a
-    return state._replace(hands=tuple(hands))
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_a_hint_is_the_same_whatever_the_cards_the_seat_cannot_see(seed: int) -> None:
     rng = random.Random(seed)
@@ -63,7 +51,8 @@ def test_a_hint_is_the_same_whatever_the_cards_the_seat_cannot_see(seed: int) ->
         state, _ = apply(state, rng.choice(list(legal_actions(state))))
     me = state.to_act
     token = created.tokens[me]
-    twin = _swap_hidden(state, me, rng)
+    a, b = rng.sample([s for s in range(state.players) if s != me and state.hands[s]], 2)
+    twin = swap_hidden(state, a, b, rng)  # what ``me`` sees of it is unchanged
     assert twin != state and observe(twin, me) == observe(state, me)
     hints = []
     for version in (state, twin):
