@@ -9,9 +9,9 @@
 from engine.cards import ALL_CARDS, Card, Rank, Suit, cards_of, mask_of, parse_card, parse_cards
 from engine.errors import (
     AlreadyOut, AlreadyPassed, BadExchange, CannotPassLead, CardNotInHand, DuplicateCard,
-    GameOver, GroupOnStraight, IllegalAction, InvalidAction, InvalidRules, NotAPlay,
-    NotStrongEnough, NotYourTurn, OptionDisabled, PresidentError, StraightOnGroup, UnknownCard,
-    UnknownOption, UnknownPreset, WrongPhase, WrongSize,
+    GameOver, GroupOnStraight, IllegalAction, InvalidAction, InvalidRules, JokerUnnamed,
+    NotAPlay, NotStrongEnough, NotYourTurn, OptionDisabled, PresidentError, StraightOnGroup,
+    SuitLocked, UnknownCard, UnknownOption, UnknownPreset, WrongPhase, WrongSize,
 )
 from engine.events import (
     CardsGiven, Event, ExchangeDone, Passed, Played, Revolution, RoundEnded, RoundStarted,
@@ -31,8 +31,8 @@ __all__ = [
     "ALL_CARDS", "Card", "Rank", "Suit", "cards_of", "mask_of", "parse_card", "parse_cards",
     "AlreadyOut", "AlreadyPassed", "BadExchange", "CannotPassLead", "CardNotInHand",
     "DuplicateCard", "GameOver", "GroupOnStraight", "IllegalAction", "InvalidAction",
-    "InvalidRules", "NotAPlay", "NotStrongEnough", "NotYourTurn", "OptionDisabled",
-    "PresidentError", "StraightOnGroup", "UnknownCard", "UnknownOption", "UnknownPreset",
+    "InvalidRules", "JokerUnnamed", "NotAPlay", "NotStrongEnough", "NotYourTurn",
+    "OptionDisabled", "PresidentError", "StraightOnGroup", "SuitLocked", "UnknownCard", "UnknownOption", "UnknownPreset",
     "WrongPhase", "WrongSize",
     "CardsGiven", "Event", "ExchangeDone", "Passed", "Played", "Revolution", "RoundEnded",
     "RoundStarted", "SeriesEnded", "Skipped", "TrickWon", "WentOut",

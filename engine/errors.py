@@ -93,6 +93,18 @@ class StraightOnGroup(IllegalAction):
     code = "straight_on_group"
 
 
+class SuitLocked(IllegalAction):
+    """The trick is locked to some suits (the suit lock) and the play has others."""
+
+    code = "suit_locked"
+
+
+class JokerUnnamed(IllegalAction):
+    """Under the suit lock a joker in a group must name the card it stands for."""
+
+    code = "joker_unnamed"
+
+
 class OptionDisabled(IllegalAction):
     """A straight or a joker where the rules in force have none."""
 

@@ -109,7 +109,9 @@ def generate(state: State) -> list[Action]:
         hand = state.hands[state.to_act]
         trick = state.trick
         if trick:
-            return legal.follow_plays(hand, trick[-1][1], state.rules, state.reversed)  # type: ignore[return-value]
+            rules = state.rules
+            lock = legal.lock_of(trick) if rules.suit_lock else 0
+            return legal.follow_plays(hand, trick[-1][1], rules, state.reversed, lock)  # type: ignore[return-value]
         return legal.lead_plays(hand, state.rules, state.reversed)  # type: ignore[return-value]
     if state.phase is Phase.EXCHANGE:
         return legal.gives(state.hands[state.to_act], state.pending[0][2])  # type: ignore[return-value]
@@ -139,7 +141,9 @@ def check(state: State, action: Action, seat: int | None = None) -> None:
         return
     if not isinstance(action, Play):
         raise WrongPhase("no exchange now: play cards or pass")
-    legal.check_play(state.hands[state.to_act], state.top, action, state.rules, state.reversed)
+    rules = state.rules
+    lock = legal.lock_of(state.trick) if rules.suit_lock else 0
+    legal.check_play(state.hands[state.to_act], state.top, action, rules, state.reversed, lock)
 
 
 def _raise_not_your_turn(state: State, seat: int) -> None:
@@ -237,7 +241,7 @@ def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event
     trick += ((seat, play),)
     reversed_ = state.reversed
     closes = _closes(rules, play, reversed_, previous)
-    if rules.revolution and ((play.kind is _GROUP and play.size == 4) or (
+    if rules.revolution and ((play.kind is _GROUP and play.size >= 4) or (
             rules.straight_revolution and play.kind is _STRAIGHT and play.size >= 5)):
         reversed_ = not reversed_
         if events is not None:

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from engine.cards import JOKER_BITS, RANKS, single_bits
+from engine.cards import JOKER_BITS, RANKS, SUIT_CHARS, single_bits
 from engine.errors import (
-    CannotPassLead, CardNotInHand, GroupOnStraight, NotStrongEnough, OptionDisabled,
-    StraightOnGroup, WrongSize,
+    CannotPassLead, CardNotInHand, GroupOnStraight, JokerUnnamed, NotStrongEnough,
+    OptionDisabled, StraightOnGroup, SuitLocked, WrongSize,
 )
-from engine.plays import PASS, Give, Play, PlayKind, group_play, joker_play, straight_play
+from engine.plays import (
+    PASS, Give, Play, PlayKind, group_play, joker_play, straight_play,
+)
 from engine.rules import Rules
 
 _MAX_RANK = RANKS - 1  # the 2
@@ -198,6 +200,10 @@ def lead_plays(hand: int, rules: Rules, reversed_: bool) -> list[Play]:
             _groups(hand, size, order, out)
             if size == 1:
                 _single_jokers(hand, out)
+        if rules.five_card_groups:
+            _five_card_groups(hand, order, out)
+        if rules.suit_lock:
+            out = _name_jokers(out, 0)
     else:
         _, singles, pairs, triples, quads = _plain_leads(hand, reversed_)
         out = singles + pairs + triples + quads
@@ -208,12 +214,16 @@ def lead_plays(hand: int, rules: Rules, reversed_: bool) -> list[Play]:
     return out
 
 
-def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool) -> list[Play]:
-    """Plays that may go on ``top``, then ``pass``."""
+def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
+                 lock: int = 0) -> list[Play]:
+    """Plays that may go on ``top`` (the trick locked to the suits ``lock``, if any),
+    then ``pass``."""
     out: list[Play] = []
     kind = top.kind
     if kind is PlayKind.GROUP:
-        if hand & JOKER_BITS:
+        if top.size == 5:
+            _five_card_groups(hand, _BEATING[top.rank, reversed_, rules.equal_match], out)
+        elif hand & JOKER_BITS:
             _groups(hand, top.size, _BEATING[top.rank, reversed_, rules.equal_match], out)
         else:
             beating = hand & _BEATING_MASK[top.rank, reversed_, rules.equal_match]
@@ -225,7 +235,52 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool) -> list[Pl
     elif kind is PlayKind.JOKER and rules.spade_three_beats_joker and hand & SPADE_THREE:
         out.append(group_play(0, SPADE_THREE))
     # else nothing beats or equals the single joker: only the pass remains
+    if rules.suit_lock and out:
+        out = _name_jokers(out, lock)
     out.append(PASS)
+    return out
+
+
+def _five_card_groups(hand: int, ranks: tuple[int, ...], out: list[Play]) -> None:
+    """The four naturals of a rank and a joker, ranks weakest first."""
+    for r in ranks:
+        if (hand >> (r << 2)) & 15 == 15:
+            for bit in _JOKERS:
+                if hand & bit:
+                    out.append(group_play(r, 15 << (r << 2) | bit))
+
+
+def lock_of(trick: tuple[tuple[int, Play], ...]) -> int:
+    """The suits the trick is locked to (bit per suit), or 0: two plays in a row with
+    exactly the same suits lock it; a single joker lifts the lock (UECDA.md §2.3)."""
+    locked, before = 0, 0
+    for _, play in trick:
+        if play.kind is PlayKind.JOKER:
+            locked, before = 0, 0
+            continue
+        if not locked and play.suits == before:
+            locked = before
+        before = play.suits
+    return locked
+
+
+def _name_jokers(plays: list[Play], lock: int) -> list[Play]:
+    """Under the suit lock a group's joker names the card it stands for, since its suit
+    counts: every choice of free suits, or under a lock the locked ones it needs. Plays
+    without the locked suits go (the single joker may still go on a locked single)."""
+    out: list[Play] = []
+    for play in plays:
+        if play.kind is PlayKind.GROUP and not play.names_joker_suits:
+            naturals, jokers = play.suits, play.jokers
+            if lock:
+                named = lock & ~naturals
+                if not naturals & ~lock and named.bit_count() == jokers:
+                    out.append(group_play(play.rank, play.mask, named))
+            else:
+                for named in _SUBNIBS[jokers][15 & ~naturals]:
+                    out.append(group_play(play.rank, play.mask, named))
+        elif not lock or play.suits == lock or play.kind is PlayKind.JOKER:
+            out.append(play)
     return out
 
 
@@ -246,14 +301,35 @@ def gives(hand: int, count: int) -> list[Give]:
 # --- checking ------------------------------------------------------------------------
 
 
-def check_play(hand: int, top: Play | None, play: Play, rules: Rules, reversed_: bool) -> None:
-    """Raise the specific ``IllegalAction`` if ``play`` may not be made now."""
+def format_suits(suits: int) -> str:
+    """``HS`` for hearts and spades: a suit set in canonical suit order."""
+    return "".join(SUIT_CHARS[s] for s in range(4) if suits >> s & 1) + \
+        ("+joker" if suits >> 4 & 1 else "")
+
+
+def _check_joker_group(play: Play, rules: Rules) -> None:
+    if play.size == 5 and not rules.five_card_groups:
+        raise OptionDisabled("5-card groups (four of a kind and a joker) are not played "
+                             "under these rules")
+    if play.size < 5 and rules.suit_lock and not play.names_joker_suits:
+        raise JokerUnnamed(f"under the suit lock a joker names the card it stands for, "
+                           f"as in '{play.cards[0]} JR=…': {play} does not")
+    if play.size < 5 and not rules.suit_lock and play.suits.bit_count() == play.size:
+        raise OptionDisabled(f"{play}: a joker names its card only under the suit lock")
+
+
+def check_play(hand: int, top: Play | None, play: Play, rules: Rules, reversed_: bool,
+               lock: int = 0) -> None:
+    """Raise the specific ``IllegalAction`` if ``play`` may not be made now (the trick
+    locked to the suits ``lock``, if any)."""
     if not play:
         if top is None:
             raise CannotPassLead("the leader must play: a trick cannot open with a pass")
         return
     if play.kind is PlayKind.STRAIGHT and not rules.straights:
         raise OptionDisabled("straights are not played under these rules")
+    if play.kind is PlayKind.GROUP and (play.size == 5 or play.mask & JOKER_BITS):
+        _check_joker_group(play, rules)
     if play.mask & ~hand:
         raise CardNotInHand(f"{play} uses cards that are not in your hand")
     if top is None:
@@ -265,6 +341,8 @@ def check_play(hand: int, top: Play | None, play: Play, rules: Rules, reversed_:
         raise StraightOnGroup(f"this trick is played with groups of {top.size}: a straight cannot follow")
     if play.size != top.size:
         raise WrongSize(f"this trick is played with {top.size} card(s) a play, not {play.size}")
+    if lock and play.suits != lock and play.kind is not PlayKind.JOKER:
+        raise SuitLocked(f"the trick is locked to {format_suits(lock)}: {play} is not")
     if top.kind is PlayKind.JOKER:
         if rules.spade_three_beats_joker and play.mask == SPADE_THREE:
             return

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from engine.cards import Card, cards_of
 from engine.events import CardsGiven, Event, RoundEnded
 from engine.game import generate
+from engine.legal import lock_of
 from engine.outcome import Exchange, Outcome, Role, RoundResult
 from engine.plays import Action, Give, Play
 from engine.rules import Rules
@@ -67,6 +68,11 @@ class View:
     @property
     def top(self) -> Play | None:
         return self.trick[-1][1] if self.trick else None
+
+    @property
+    def lock(self) -> int:
+        """The suits the trick is locked to (bit per suit; the suit lock), or 0."""
+        return lock_of(self.trick) if self.rules.suit_lock else 0
 
     @property
     def players(self) -> int:

@@ -4,7 +4,9 @@ Canonical text, which round-trips through ``str()`` and ``parse_action()``:
 
 - ``pass`` — the pass, the only falsy play;
 - a group: its cards separated by spaces, natural cards by suit then jokers:
-  ``7C 7H``, ``9D 9H 9S JR`` (a joker stands in for the rank of the naturals);
+  ``7C 7H``, ``9D 9H 9S JR`` (a joker stands in for the rank of the naturals); under
+  the suit lock a joker also names the card it stands for, ``7H JR=7S`` (its suit
+  counts for the lock); four naturals and a joker make a 5-card group;
 - the single joker: ``JR`` or ``JB``;
 - a straight: its cards in rank order joined by ``-``, a joker at the place it
   fills: ``5H-6H-7H``, ``5H-JR-7H`` (the joker is the 6);
@@ -24,7 +26,7 @@ from typing import Iterable, Union
 
 from engine.cards import (
     ALL_CARDS, JOKER_BITS, NATURAL_BITS, RANKS, Card, cards_of, format_cards, mask_of,
-    parse_cards,
+    parse_card, parse_cards,
 )
 from engine.errors import NotAPlay
 
@@ -39,7 +41,8 @@ class PlayKind(IntEnum):
 class Play:
     """An immutable play. Build one with ``Play.from_str`` or ``Play.from_cards``."""
 
-    __slots__ = ("kind", "mask", "rank", "high", "size", "suit", "_text", "__weakref__")
+    __slots__ = ("kind", "mask", "rank", "high", "size", "suit", "suits", "_text",
+                 "__weakref__")
 
     kind: PlayKind
     mask: int  # the cards played
@@ -47,6 +50,10 @@ class Play:
     high: int  # straight: its highest rank; otherwise equal to rank
     size: int  # cards played
     suit: int  # straight: its suit; otherwise -1
+    # The suits the play occupies (bit per suit), for the suit lock: a group's naturals and
+    # the suits its jokers stand for when named (a 5-card group: 31, the joker's own row);
+    # a straight's one suit; the single joker and the pass: 0.
+    suits: int
     _text: str
 
     PASS: Play
@@ -79,6 +86,12 @@ class Play:
     def is_straight(self) -> bool:
         return self.kind == PlayKind.STRAIGHT
 
+    @property
+    def names_joker_suits(self) -> bool:
+        """Whether a group's every joker names the card it stands for (``JR=7S``); true of
+        a group without jokers and of a 5-card group, whose joker has its own row."""
+        return self.suits.bit_count() == self.size or self.suits == FIVE_SUITS
+
     @classmethod
     def from_str(cls, text: str) -> Play:
         raw = text.strip()
@@ -86,6 +99,8 @@ class Play:
             return PASS
         if "-" in raw:
             return straight_from_cards(parse_cards(p for p in raw.split("-") if p.strip()))
+        if "=" in raw:
+            return _group_naming_jokers(_split_cards(raw))
         return cls.from_cards(parse_cards(_split_cards(raw)))
 
     @classmethod
@@ -98,7 +113,8 @@ class Play:
         naturals = [c for c in cards if c.rank is not None]
         if len(cards) == 1 and not naturals:
             return joker_play(cards[0].bit)
-        if naturals and len(cards) <= 4 and all(c.rank == naturals[0].rank for c in naturals):
+        if naturals and (len(cards) <= 4 or (len(cards) == 5 and len(naturals) == 4)) \
+                and all(c.rank == naturals[0].rank for c in naturals):
             return group_play(int(naturals[0].rank), mask_of(cards))  # type: ignore[arg-type]
         if len(cards) >= 3:
             try:
@@ -114,26 +130,68 @@ def _split_cards(raw: str) -> list[str]:
     return [p for p in re.split(r"[\s,]+", raw) if p]
 
 
-_INTERNED: dict[tuple[int, int, int], Play] = {}
+def _group_naming_jokers(parts: list[str]) -> Play:
+    """``7H JR=7S``: a group whose jokers name the cards they stand for."""
+    named = [p.split("=", 1) if "=" in p else (p, "") for p in parts]
+    cards = parse_cards(card for card, _ in named)
+    stand_ins = [(card, parse_card(text)) for card, (_, text) in zip(cards, named) if text]
+    if any(not joker.is_joker or card.is_joker for joker, card in stand_ins):
+        raise NotAPlay("only a joker names the card it stands for: JR=7S")
+    naturals = [c for c in cards if not c.is_joker]
+    ranks = {c.rank for c in naturals} | {c.rank for _, c in stand_ins}
+    jsuits = natural_suits = 0
+    for _, card in stand_ins:
+        jsuits |= 1 << (card.index & 3)
+    for card in naturals:
+        natural_suits |= 1 << (card.index & 3)
+    if len(ranks) != 1 or not naturals or jsuits & natural_suits \
+            or jsuits.bit_count() != len(stand_ins) or len(stand_ins) != len(cards) - len(naturals):
+        raise NotAPlay(f"{' '.join(parts)} is not a group: jokers name free cards of its rank")
+    return group_play(int(naturals[0].rank), mask_of(cards), jsuits)  # type: ignore[arg-type]
 
 
-def _intern(kind: PlayKind, mask: int, rank: int, high: int, suit: int, text: str) -> Play:
-    key = (kind, mask, rank)
+_INTERNED: dict[tuple[int, ...], Play] = {}
+FIVE_SUITS = 31  # a 5-card group's suits: the four, and the joker's own row (UECda)
+
+
+def _intern(kind: PlayKind, mask: int, rank: int, high: int, suit: int, text: str,
+            suits: int = 0, key: tuple[int, ...] | None = None) -> Play:
+    key = key or (kind, mask, rank)
     play = _INTERNED.get(key)
     if play is None:
         play = object.__new__(Play)
         play.kind, play.mask, play.rank, play.high = kind, mask, rank, high
-        play.size, play.suit, play._text = mask.bit_count(), suit, text
+        play.size, play.suit, play.suits, play._text = mask.bit_count(), suit, suits, text
         _INTERNED[key] = play
     return play
 
 
-def group_play(rank: int, mask: int) -> Play:
-    """A group of ``rank``; ``mask`` holds naturals of that rank and maybe jokers."""
+def group_play(rank: int, mask: int, jsuits: int = 0) -> Play:
+    """A group of ``rank``; ``mask`` holds naturals of that rank and maybe jokers;
+    ``jsuits`` the suits the jokers stand for, when they name them (the suit lock)."""
+    if jsuits:
+        return _suited_group(rank, mask, jsuits)
     play = _INTERNED.get((PlayKind.GROUP, mask, rank))
     if play is not None:
         return play
-    return _intern(PlayKind.GROUP, mask, rank, rank, -1, format_cards(mask))
+    suits = (mask >> (rank << 2)) & 15
+    if mask.bit_count() == 5:
+        suits = FIVE_SUITS
+    return _intern(PlayKind.GROUP, mask, rank, rank, -1, format_cards(mask), suits)
+
+
+def _suited_group(rank: int, mask: int, jsuits: int) -> Play:
+    key = (PlayKind.GROUP, mask, rank, jsuits)
+    play = _INTERNED.get(key)
+    if play is not None:
+        return play
+    naturals = mask & NATURAL_BITS
+    parts = [format_cards(naturals)]
+    free = [s for s in range(4) if jsuits >> s & 1]  # the lowest named suit to JR
+    for joker, suit in zip(cards_of(mask & JOKER_BITS), free):
+        parts.append(f"{joker}={ALL_CARDS[rank * 4 + suit]}")
+    suits = (naturals >> (rank << 2)) & 15 | jsuits
+    return _intern(PlayKind.GROUP, mask, rank, rank, -1, " ".join(parts), suits, key)
 
 
 def joker_play(bit: int) -> Play:
@@ -150,7 +208,8 @@ def straight_play(low: int, length: int, suit: int, mask: int) -> Play:
     for rank in range(low, low + length):
         bit = 1 << (rank * 4 + suit)
         parts.append(str(ALL_CARDS[rank * 4 + suit]) if mask & bit else str(jokers.pop(0)))
-    return _intern(PlayKind.STRAIGHT, mask, low, low + length - 1, suit, "-".join(parts))
+    return _intern(PlayKind.STRAIGHT, mask, low, low + length - 1, suit, "-".join(parts),
+                   1 << suit)
 
 
 def straight_from_cards(cards: Iterable[Card]) -> Play:

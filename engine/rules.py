@@ -57,6 +57,11 @@ class Rules:
         False, "A trick ends only when every player still holding cards has passed, the "
         "last to play included: once all the others have passed, he may play again on his "
         "own play (UECda).")
+    suit_lock: bool = _opt(
+        False, "The suit lock (shibari): a play with exactly the suits of the play it beats "
+        "locks the trick to those suits until it ends; a single joker lifts it (UECda).")
+    five_card_groups: bool = _opt(
+        False, "Four of a kind and a joker make a 5-card group (needs a joker; UECda).")
     equal_match: bool = _opt(False, "A play may equal the top play instead of beating it.")
     skip_on_match: bool = _opt(
         False, "'Ça passe ou ça casse': a group equal in rank to the previous play makes the "
@@ -164,6 +169,8 @@ def _validate(r: Rules) -> None:
          "straight_revolution needs straights and revolution")
     need(not r.spade_three_beats_joker or r.jokers >= 1,
          "spade_three_beats_joker needs a joker (jokers 1 or 2)")
+    need(not r.five_card_groups or r.jokers >= 1,
+         "five_card_groups needs a joker (jokers 1 or 2)")
     need(not r.skip_on_match or r.equal_match,
          "skip_on_match needs equal_match: a play can only match the previous one when "
          "equalling is allowed")

@@ -35,6 +35,8 @@ def preset_overrides(draw: st.DrawFn, min_rounds: int = 1, max_rounds: int = 3,
         "straights_above": st.booleans(),
         "spade_three_beats_joker": st.booleans(),
         "play_on_own": st.booleans(),
+        "suit_lock": st.booleans(),
+        "five_card_groups": st.booleans(),
         "equal_match": st.booleans(),
         "skip_on_match": st.booleans(),
         "twos_close": st.booleans(),
@@ -57,4 +59,5 @@ def preset_overrides(draw: st.DrawFn, min_rounds: int = 1, max_rounds: int = 3,
         overrides["straight_revolution"] = False
     if not overrides.get("jokers", base.jokers):
         overrides["spade_three_beats_joker"] = False
+        overrides["five_card_groups"] = False
     return name, overrides

@@ -125,6 +125,8 @@ class ViewOut(BaseModel):
     trick: list[TrickPlayOut]
     discard: list[str]
     reversed: bool
+    locked_suits: list[str] = Field(description="the suits (C, D, H, S) the trick is "
+                                    "locked to under the suit lock; empty when none")
     passed: list[int]
     went_out: list[int]
     penalized: list[int]

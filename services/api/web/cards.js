@@ -23,16 +23,20 @@ export function sortHand(cards, reversed) {
   return [...cards].sort((a, b) => strength(a, reversed) - strength(b, reversed));
 }
 
-/** The cards an action puts down (or gives); none for a pass. */
+const parts = (action) => action.replace(/^give /, "").split(/[ -]/);
+
+/** The cards an action puts down (or gives); none for a pass. Under the suit lock a
+ * joker names the card it stands for ("JR=7S"): the card put down is the joker. */
 export function cardsOf(action) {
   if (action === PASS) return [];
-  return action.replace(/^give /, "").split(/[ -]/);
+  return parts(action).map((part) => part.split("=")[0]);
 }
 
 const key = (cards) => [...cards].sort().join(" ");
 
 /** The legal actions made of exactly the selected cards. Usually one; a joker can make
- * the same cards read two ways (a group or a straight), and then the player chooses. */
+ * the same cards read several ways (a group or a straight; under the suit lock, the card
+ * a joker names), and then the player chooses. */
 export function matchingActions(legal, selected) {
   if (selected.size === 0) return [];
   const wanted = key(selected);
@@ -48,14 +52,22 @@ export function isRed(card) {
   return card === "JR" || card[1] === "D" || card[1] === "H";
 }
 
+/** A suit's symbol: "♥" for "H". */
+export function suitSymbol(suit) {
+  return SYMBOLS[suit];
+}
+
 /** What a card shows: "10♥", "Q♠", "★" for a joker. */
 export function face(card) {
   if (isJoker(card)) return "★";
   return `${card[0] === "T" ? "10" : card[0]}${SYMBOLS[card[1]]}`;
 }
 
-/** A play as a person reads it: "7♣ 7♥", "5♥–★–7♥". */
+/** A play as a person reads it: "7♣ 7♥", "5♥–★–7♥", "7♥ ★(7♠)" (a joker naming its card). */
 export function actionFace(action) {
   const separator = action.includes("-") ? "–" : " ";
-  return cardsOf(action).map(face).join(separator);
+  return parts(action).map((part) => {
+    const [card, named] = part.split("=");
+    return named ? `${face(card)}(${face(named)})` : face(card);
+  }).join(separator);
 }

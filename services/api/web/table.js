@@ -2,7 +2,7 @@
 // ever holds this seat's own cards; other seats appear as card counts.
 
 import {
-  PASS, actionFace, cardsOf, face, isRed, matchingActions, playableCards, sortHand,
+  PASS, actionFace, cardsOf, face, isRed, matchingActions, playableCards, sortHand, suitSymbol,
 } from "./cards.js";
 import { ROLES, cardName, t } from "./i18n.js";
 
@@ -51,6 +51,9 @@ export function renderTable(game, ui) {
   const revolution = $("revolution");
   revolution.hidden = !view.reversed;
   revolution.textContent = t("revolution");
+  const locked = $("locked");
+  locked.hidden = view.locked_suits.length === 0;
+  locked.textContent = t("locked", { suits: view.locked_suits.map(suitSymbol).join("") });
   renderSeats(game);
   renderTrick(game);
   renderExchange(game);

@@ -4,15 +4,17 @@ can skip pydantic's output pass): every field present, nothing extra, same value
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
-from engine import PRESETS, Rules, apply, new_series
+from engine import PRESETS, Rules, State, apply, new_series
 from engine.game import generate
 from services.api.render import game_json
 from services.api.schemas import GameOut
 from services.domain import Game, Seat
 from services.views import GameView
+from positions import position
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -36,3 +38,18 @@ def test_a_game_s_json_is_what_its_schema_gives(preset: str) -> None:
         state, _ = apply(state, rng.choice(generate(state)))
         version += 1
     assert checked > 20
+
+
+def test_a_locked_trick_shows_its_suits_and_the_joker_names_its_card() -> None:
+    state = position("classic", ("", "9H JR TC", "4S"), to_act=1,
+                     trick=[(0, "7H 7S"), (2, "8H 8S")], suit_lock=True, jokers=1)
+    seats = tuple(Seat(n, "human", None) for n in range(3))
+
+    def view_of(state: State) -> Any:
+        game = Game("f" * 32, "classic", seats, state, 3, pace_ms=0, turn_timeout_ms=None)
+        return game_json(GameView.of(game, 1))["view"]
+
+    view = view_of(state)
+    assert view["locked_suits"] == ["H", "S"]
+    assert view["legal_actions"] == ["9H JR=9S", "pass"]
+    assert view_of(state._replace(trick=state.trick[:1]))["locked_suits"] == []

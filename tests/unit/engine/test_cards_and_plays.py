@@ -135,7 +135,8 @@ def test_give_text_round_trips() -> None:
     ("7H 8S", NotAPlay),  # two ranks, too short for a straight
     ("JR JB", NotAPlay),  # a group holds a natural card
     ("JR-JB-JR", DuplicateCard),
-    ("7C 7D 7H 7S JR", NotAPlay),  # a group has at most 4 cards
+    ("7C 7D 7H 7S JR JB", NotAPlay),  # a group has at most 5 cards (four and a joker)
+    ("7C 7D 7H JR JB", NotAPlay),  # a 5-card group is four naturals and a joker
     ("5H-6D-7H", NotAPlay),  # a straight is of one suit
     ("5H-7H-8H", NotAPlay),  # consecutive ranks
     ("5H-6H", NotAPlay),  # 3 cards at least

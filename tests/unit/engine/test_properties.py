@@ -218,8 +218,14 @@ def every_play_from(hand: int) -> set[Play]:
         for k in range(1, len(naturals) + 1):
             for combo in combinations(naturals, k):
                 for js in joker_sets:
-                    if k + len(js) <= 4:
+                    if k + len(js) <= 4 or (k == 4 and len(js) == 1):  # 4 + joker: five
                         out.add(Play.from_cards(combo + js))
+                    if js and k + len(js) <= 4:  # each joker naming a free card of the rank
+                        taken = {c.suit for c in combo}
+                        free = [ALL_CARDS[rank * 4 + s] for s in range(4) if s not in taken]
+                        for named in combinations(free, len(js)):
+                            out.add(Play.from_str(" ".join(
+                                [*map(str, combo), *(f"{j}={c}" for j, c in zip(js, named))])))
     for places, window in _WINDOWS:
         have = hand & window
         length = len(places)

@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 
 from engine import (
-    NotStrongEnough, Play, Rules, apply, legal_actions, new_series, parse_action,
+    JokerUnnamed, NotStrongEnough, OptionDisabled, Play, Rules, SuitLocked, WrongSize, apply,
+    legal_actions, new_series, parse_action,
 )
 from engine.events import ExchangeDone, Passed, Revolution, RoundStarted, TrickWon
 from engine.game import THREE_OF_DIAMONDS
+from engine.legal import lock_of
 from positions import mask, position
 
 STRAIGHTS = {"straights": True}
@@ -182,3 +184,127 @@ def test_the_three_of_spades_is_no_answer_to_a_straight_longer_than_the_hand() -
     state = position("classic", ("", "3S KH", "4S"), to_act=1, trick=[(0, "5D-6D-7D")],
                      jokers=1, spade_three_beats_joker=True, **STRAIGHTS)
     assert _texts(state) == {"pass"}
+
+
+# --- the suit lock (§2.3) ---------------------------------------------------------------
+
+LOCK = {"suit_lock": True, "jokers": 1}
+
+
+def _follows(trick: list[tuple[int, str]], hand: str, **options: object) -> set[str]:
+    seats = ["", hand, "4S"]
+    return _texts(position("classic", seats, to_act=1, trick=trick, **options)) - {"pass"}
+
+
+@pytest.mark.parametrize("trick, hand, locked, unlocked", [
+    # "♥4 then ♥6 locks ♥"
+    ([(0, "4H"), (2, "6H")], "7H 7S 8D", {"7H"}, {"7H", "7S", "8D"}),
+    # "{♥7 ♠7} then {♥9 ♠9} locks ♥♠"
+    ([(0, "7H 7S"), (2, "9H 9S")], "TC TD JH JS", {"JH JS"}, {"TC TD", "JH JS"}),
+    # a straight has one suit: hearts then hearts locks hearts
+    ([(0, "3H-4H-5H"), (2, "6H-7H-8H")], "9H TH JH 9C TC JC", {"9H-TH-JH"},
+     {"9H-TH-JH", "9C-TC-JC"}),
+])
+def test_two_plays_with_the_same_suits_lock_the_trick(
+        trick: list[tuple[int, str]], hand: str, locked: set[str], unlocked: set[str]) -> None:
+    straights = {"straights": True} if "-" in trick[0][1] else {}
+    assert _follows(trick, hand, suit_lock=True, **straights) == locked
+    assert _follows(trick, hand, **straights) == unlocked
+
+
+def test_different_suits_do_not_lock() -> None:
+    # "{♥7 ♠7} then {♥9 ♣9} does not lock"
+    assert _follows([(0, "7H 7S"), (2, "9H 9C")], "TC TD JH JS", suit_lock=True) == \
+        {"TC TD", "JH JS"}
+    # one play alone never locks: the next may have any suits
+    assert _follows([(0, "4H")], "7H 7S 8D", suit_lock=True) == {"7H", "7S", "8D"}
+
+
+def test_a_play_outside_the_lock_is_refused_and_changes_nothing() -> None:
+    state = position("classic", ("", "7H 7S 8D", "4S"), to_act=1,
+                     trick=[(0, "4H"), (2, "6H")], suit_lock=True)
+    with pytest.raises(SuitLocked) as info:
+        apply(state, parse_action("8D"))
+    assert info.value.code == "suit_locked" and "H" in str(info.value)
+    assert state.hands[1] == mask("7H 7S 8D")
+
+
+def test_the_joker_locks_by_the_card_it_names() -> None:
+    trick = [(0, "7H 7S")]
+    hand = "9H JR TC TD"
+    options = _follows(trick, hand, **LOCK)
+    # every free card of the 9 may be named: only 9S makes the pair ♥♠, as the 7s
+    assert {"9H JR=9S", "9H JR=9C", "9H JR=9D"} <= options
+    for named, locks in (("9H JR=9S", True), ("9H JR=9C", False)):
+        state = position("classic", ("", hand, "TH TS QC QD"), to_act=1, trick=trick, **LOCK)
+        state, _ = apply(state, parse_action(named))
+        # seat 2 answers: ♥♠ only once the joker named the 9 of spades
+        assert _texts(state) - {"pass"} == ({"TH TS"} if locks else {"TH TS", "QC QD"})
+
+
+def test_under_a_lock_the_joker_takes_the_locked_suit_it_needs() -> None:
+    trick = [(0, "7H 7S"), (2, "8H 8S")]
+    assert _follows(trick, "9H JR 9C", **LOCK) == {"9H JR=9S"}
+
+
+def test_a_single_joker_may_go_on_a_locked_single_and_lifts_the_lock() -> None:
+    state = position("classic", ("", "JR 8D", "3S 5C"), to_act=1,
+                     trick=[(0, "4H"), (2, "6H")], **LOCK, spade_three_beats_joker=True)
+    assert _texts(state) == {"JR", "pass"}
+    state, _ = apply(state, parse_action("JR"))
+    assert lock_of(state.trick) == 0
+    # "♠3 may answer the joker whatever the lock"
+    assert _texts(state) == {"3S", "pass"}
+
+
+def test_the_lock_ends_with_the_trick() -> None:
+    state = position("classic", ("7D 9C", "5H 8H", "4S 5S"), to_act=0,
+                     trick=[(1, "4H"), (2, "6H")], **LOCK)
+    assert _texts(state) == {"pass"}  # ♥ locked, seat 0 holds none above 6
+    state, _ = apply(state, parse_action("pass"))
+    assert _texts(state) == {"8H", "pass"}
+    state, _ = apply(state, parse_action("pass"))  # seat 2 wins the trick and leads
+    assert state.trick == () and state.to_act == 2
+    state, _ = apply(state, parse_action("4S"))
+    assert lock_of(state.trick) == 0 and _texts(state) == {"7D", "9C", "pass"}
+
+
+def test_a_joker_names_its_card_only_under_the_lock() -> None:
+    locked = position("classic", ("9H JR", "4S", "5S"), to_act=0, **LOCK)
+    with pytest.raises(JokerUnnamed):
+        apply(locked, parse_action("9H JR"))
+    plain = position("classic", ("9H JR", "4S", "5S"), to_act=0, jokers=1)
+    with pytest.raises(OptionDisabled):
+        apply(plain, parse_action("9H JR=9S"))
+    assert "9H JR" in _texts(plain) and "9H JR=9S" in _texts(locked)
+
+
+def test_named_jokers_have_one_canonical_text() -> None:
+    play = Play.from_str("JB=7S 7H JR=7C")
+    assert str(play) == "7H JR=7C JB=7S" and Play.from_str(str(play)) is play
+    assert play.suits == 0b1101  # ♣ ♥ ♠
+
+
+# --- the 5-card group (§2.1) -------------------------------------------------------------
+
+
+def test_four_of_a_kind_and_the_joker_make_a_five_card_group() -> None:
+    hand = "7C 7D 7H 7S JR KD"
+    on = position("classic", (hand, "4S", "5S"), to_act=0, jokers=1, five_card_groups=True,
+                  revolution=True)
+    assert "7C 7D 7H 7S JR" in _texts(on)
+    after, events = apply(on, parse_action("7C 7D 7H 7S JR"))
+    assert after.reversed and any(isinstance(e, Revolution) for e in events)  # a group ≥ 4
+    off = position("classic", (hand, "4S", "5S"), to_act=0, jokers=1)
+    assert "7C 7D 7H 7S JR" not in _texts(off)
+    with pytest.raises(OptionDisabled):
+        apply(off, parse_action("7C 7D 7H 7S JR"))
+
+
+def test_a_five_card_group_is_beaten_only_by_a_higher_one() -> None:
+    trick = [(0, "7C 7D 7H 7S JR")]
+    state = position("classic", ("", "9C 9D 9H 9S JB KD", "4S"), to_act=1, trick=trick,
+                     jokers=2, five_card_groups=True)
+    assert _texts(state) == {"9C 9D 9H 9S JB", "pass"}
+    with pytest.raises(WrongSize):
+        apply(state, parse_action("9C 9D 9H 9S"))
