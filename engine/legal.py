@@ -150,16 +150,21 @@ def _single_jokers(hand: int, out: list[Play]) -> None:
 
 
 def _straights(hand: int, length: int, reversed_: bool, out: list[Play],
-               min_strength: int = -1) -> bool:
-    """Append the straights of ``length`` whose strength is at least ``min_strength``.
-    Returns whether the hand holds any straight of that length at all."""
+               min_strength: int = -1, past_ends: bool = False) -> bool:
+    """Append the straights of ``length`` whose strength is at least ``min_strength``
+    (``past_ends``: a joker may stand below the 3 or above the 2). Returns whether the
+    hand holds any straight of that length at all."""
     jokers = hand & JOKER_BITS
     njokers = jokers.bit_count()
-    lows = range(RANKS - length, -1, -1) if reversed_ else range(RANKS - length + 1)
+    first, last = (-1, RANKS - length + 1) if past_ends and jokers else (0, RANKS - length)
+    lows = range(last, first - 1, -1) if reversed_ else range(first, last + 1)
     found = False
     for low in lows:
         strength_ = _MAX_RANK - low if reversed_ else low + length - 1
-        window = _WINDOWS[low][length]
+        if 0 <= low <= RANKS - length:
+            window = _WINDOWS[low][length]
+        else:  # the naturals' part; the place past the end is a joker's (missing below)
+            window = _WINDOWS[max(low, 0)][min(low + length, RANKS) - max(low, 0)]
         for suit in range(4):
             w = window << suit
             have = hand & w
@@ -208,8 +213,9 @@ def lead_plays(hand: int, rules: Rules, reversed_: bool) -> list[Play]:
         _, singles, pairs, triples, quads = _plain_leads(hand, reversed_)
         out = singles + pairs + triples + quads
     if rules.straights:
-        for length in range(3, min(RANKS, hand.bit_count()) + 1):
-            if not _straights(hand, length, reversed_, out):
+        past_ends = rules.jokers_extend_straights
+        for length in range(3, min(RANKS + 2 * past_ends, hand.bit_count()) + 1):
+            if not _straights(hand, length, reversed_, out, past_ends=past_ends):
                 break  # no window of this length fits, so no longer one does
     return out
 
@@ -231,7 +237,8 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
         if top.size == 1:
             _single_jokers(hand, out)
     elif kind is PlayKind.STRAIGHT and top.size <= hand.bit_count():
-        _straights(hand, top.size, reversed_, out, _straight_needs(top, rules, reversed_))
+        _straights(hand, top.size, reversed_, out, _straight_needs(top, rules, reversed_),
+                   rules.jokers_extend_straights)
     elif kind is PlayKind.JOKER and rules.spade_three_beats_joker and hand & SPADE_THREE:
         out.append(group_play(0, SPADE_THREE))
     # else nothing beats or equals the single joker: only the pass remains
@@ -328,6 +335,10 @@ def check_play(hand: int, top: Play | None, play: Play, rules: Rules, reversed_:
         return
     if play.kind is PlayKind.STRAIGHT and not rules.straights:
         raise OptionDisabled("straights are not played under these rules")
+    if play.kind is PlayKind.STRAIGHT and (play.rank < 0 or play.high >= RANKS) \
+            and not rules.jokers_extend_straights:
+        raise OptionDisabled(f"{play}: a joker does not extend a straight below the 3 or "
+                             "above the 2 under these rules")
     if play.kind is PlayKind.GROUP and (play.size == 5 or play.mask & JOKER_BITS):
         _check_joker_group(play, rules)
     if play.mask & ~hand:

@@ -46,8 +46,9 @@ class Play:
 
     kind: PlayKind
     mask: int  # the cards played
-    rank: int  # group: its rank; straight: its lowest rank; joker: 13; pass: -1
-    high: int  # straight: its highest rank; otherwise equal to rank
+    rank: int  # group: its rank; straight: its lowest rank (-1: a joker below the 3);
+    # joker: 13; pass: -1
+    high: int  # straight: its highest rank (13: a joker above the 2); otherwise equal to rank
     size: int  # cards played
     suit: int  # straight: its suit; otherwise -1
     # The suits the play occupies (bit per suit), for the suit lock: a group's naturals and
@@ -205,9 +206,9 @@ def straight_play(low: int, length: int, suit: int, mask: int) -> Play:
         return play
     jokers = list(cards_of(mask & JOKER_BITS))
     parts = []
-    for rank in range(low, low + length):
-        bit = 1 << (rank * 4 + suit)
-        parts.append(str(ALL_CARDS[rank * 4 + suit]) if mask & bit else str(jokers.pop(0)))
+    for rank in range(low, low + length):  # (a joker may stand below the 3 or above the 2)
+        natural = 0 <= rank < RANKS and mask >> (rank * 4 + suit) & 1
+        parts.append(str(ALL_CARDS[rank * 4 + suit]) if natural else str(jokers.pop(0)))
     return _intern(PlayKind.STRAIGHT, mask, low, low + length - 1, suit, "-".join(parts),
                    1 << suit)
 
@@ -227,7 +228,7 @@ def straight_from_cards(cards: Iterable[Card]) -> Play:
         if card.suit != suit or card.rank != low + pos:
             raise NotAPlay(f"{'-'.join(map(str, cards))} is not a straight: one suit, "
                            "consecutive ranks from 3 up to 2, no wrap")
-    if low < 0 or low + len(cards) > RANKS:
+    if low < -1 or low + len(cards) > RANKS + 1:  # a joker below the 3 or above the 2 at most
         raise NotAPlay(f"{'-'.join(map(str, cards))} runs past the 3 or the 2: straights do not wrap")
     return straight_play(low, len(cards), int(suit), mask_of(cards))  # type: ignore[arg-type]
 

@@ -60,6 +60,9 @@ class Rules:
     suit_lock: bool = _opt(
         False, "The suit lock (shibari): a play with exactly the suits of the play it beats "
         "locks the trick to those suits until it ends; a single joker lifts it (UECda).")
+    jokers_extend_straights: bool = _opt(
+        False, "A joker may extend a straight below the 3 or above the 2: JR-3H-4H, "
+        "AH-2H-JR (needs straights and a joker; UECda).")
     five_card_groups: bool = _opt(
         False, "Four of a kind and a joker make a 5-card group (needs a joker; UECda).")
     equal_match: bool = _opt(False, "A play may equal the top play instead of beating it.")
@@ -169,6 +172,8 @@ def _validate(r: Rules) -> None:
          "straight_revolution needs straights and revolution")
     need(not r.spade_three_beats_joker or r.jokers >= 1,
          "spade_three_beats_joker needs a joker (jokers 1 or 2)")
+    need(not r.jokers_extend_straights or (r.straights and r.jokers >= 1),
+         "jokers_extend_straights needs straights and a joker")
     need(not r.five_card_groups or r.jokers >= 1,
          "five_card_groups needs a joker (jokers 1 or 2)")
     need(not r.skip_on_match or r.equal_match,

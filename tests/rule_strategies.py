@@ -37,6 +37,7 @@ def preset_overrides(draw: st.DrawFn, min_rounds: int = 1, max_rounds: int = 3,
         "play_on_own": st.booleans(),
         "suit_lock": st.booleans(),
         "five_card_groups": st.booleans(),
+        "jokers_extend_straights": st.booleans(),
         "equal_match": st.booleans(),
         "skip_on_match": st.booleans(),
         "twos_close": st.booleans(),
@@ -60,4 +61,7 @@ def preset_overrides(draw: st.DrawFn, min_rounds: int = 1, max_rounds: int = 3,
     if not overrides.get("jokers", base.jokers):
         overrides["spade_three_beats_joker"] = False
         overrides["five_card_groups"] = False
+        overrides["jokers_extend_straights"] = False
+    if not overrides.get("straights", base.straights):
+        overrides["jokers_extend_straights"] = False
     return name, overrides

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import (
-    ALL_CARDS, PASS, DuplicateCard, Give, InvalidAction, NotAPlay, NotStrongEnough, Play,
+    ALL_CARDS, PASS, DuplicateCard, Give, InvalidAction, NotAPlay, NotStrongEnough, OptionDisabled,
+    Play,
     PlayKind, UnknownCard, apply, cards_of, legal_actions, mask_of, parse_action, parse_card,
     parse_cards,
 )
@@ -165,9 +166,14 @@ def test_straights_do_not_wrap(text: str) -> None:
 
 
 def test_joker_cannot_stand_above_the_two() -> None:
-    # 000: no wrap, so no place above the 2 for a joker
+    # 000: no wrap, so no place above the 2 for a joker (UECda's jokers_extend_straights
+    # gives it one: the text reads, the rules refuse it unless that option is on)
+    state = position("classic", ["AH 2H JR 5C", "4D", "6S"], straights=True, jokers=1)
+    assert "AH-2H-JR" not in {str(a) for a in legal_actions(state)}
+    with pytest.raises(OptionDisabled):
+        apply(state, Play.from_str("AH-2H-JR"))
     with pytest.raises(NotAPlay):
-        Play.from_str("AH-2H-JR")
+        Play.from_str("AH-2H-JR-JB")  # two places above the 2: never
 
 
 def test_k_a_2_is_the_highest_straight_of_three() -> None:

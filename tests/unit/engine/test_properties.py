@@ -198,10 +198,12 @@ def test_every_listed_action_is_legal_and_applies(
     assert not legal_actions(final) and list(legal_actions(final)) == []
 
 
-# every straight window: its cards (rank order) and their mask
-_WINDOWS = [(places, sum(c.bit for c in places))
-            for suit in range(4) for length in range(3, 14) for low in range(0, 14 - length)
-            for places in [tuple(ALL_CARDS[(low + i) * 4 + suit] for i in range(length))]]
+# every straight window: its cards (rank order; None below the 3 or above the 2, a place
+# only a joker takes) and their mask
+_WINDOWS = [(places, sum(c.bit for c in places if c))
+            for suit in range(4) for length in range(3, 16) for low in range(-1, 15 - length)
+            for places in [tuple(ALL_CARDS[(low + i) * 4 + suit] if 0 <= low + i < 13 else None
+                                 for i in range(length))]]
 
 
 def every_play_from(hand: int) -> set[Play]:
@@ -231,7 +233,7 @@ def every_play_from(hand: int) -> set[Play]:
         length = len(places)
         if not have or length - have.bit_count() > len(jokers):
             continue
-        held = {i for i, c in enumerate(places) if have & c.bit}
+        held = {i for i, c in enumerate(places) if c and have & c.bit}
         missing = set(range(length)) - held
         # jokers fill the missing places and may stand in for held naturals
         for count in range(len(missing), len(jokers) + 1):

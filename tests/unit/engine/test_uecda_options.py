@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine import (
-    JokerUnnamed, NotStrongEnough, OptionDisabled, Play, Rules, SuitLocked, WrongSize, apply,
+    JokerUnnamed, NotAPlay, NotStrongEnough, OptionDisabled, Play, Rules, SuitLocked, WrongSize, apply,
     legal_actions, new_series, parse_action,
 )
 from engine.events import ExchangeDone, Passed, Revolution, RoundStarted, TrickWon
@@ -308,3 +308,44 @@ def test_a_five_card_group_is_beaten_only_by_a_higher_one() -> None:
     assert _texts(state) == {"9C 9D 9H 9S JB", "pass"}
     with pytest.raises(WrongSize):
         apply(state, parse_action("9C 9D 9H 9S"))
+
+
+# --- a joker below the 3 or above the 2 (§2.1) -------------------------------------------
+
+EXTEND = {"straights": True, "jokers": 1, "jokers_extend_straights": True}
+
+
+def test_a_joker_extends_a_straight_below_the_three_or_above_the_two() -> None:
+    # [W]: straights like "jo-3-4" and "a-2-jo" are allowed
+    state = position("classic", ("3H 4H AH 2H JR 9C", "4S", "5S"), **EXTEND)
+    runs = [t for t in (str(a) for a in legal_actions(state)) if "-" in t]
+    assert runs == ["JR-3H-4H", "3H-4H-JR", "JR-AH-2H", "AH-2H-JR"]  # weakest first
+    off = position("classic", ("3H 4H AH 2H JR 9C", "4S", "5S"), straights=True, jokers=1)
+    assert {t for t in (str(a) for a in legal_actions(off)) if "-" in t} == \
+        {"3H-4H-JR", "JR-AH-2H"}
+
+
+@pytest.mark.parametrize("top, answer, reversed_, legal", [
+    ("JR-3H-4H", "4D-5D-6D", False, False),  # entirely above: 4 is not above the 4
+    ("JR-3H-4H", "5D-6D-7D", False, True),
+    ("5S-6S-7S", "JR-3H-4H", True, True),  # in a revolution: entirely below the 5
+    ("QS-KS-AS", "AH-2H-JR", False, False),  # the A is not above the A
+    ("TS-JS-QS", "KH-AH-2H-JR", False, False),  # (a different length)
+    ("9S-TS-JS", "AH-2H-JR", False, True),  # A, 2 and the place above: all above the J
+])
+def test_a_joker_past_the_ends_is_judged_at_its_place(
+        top: str, answer: str, reversed_: bool, legal: bool) -> None:
+    hand = " ".join(c for c in answer.split("-") if c != "JR") + " JR 9C"
+    state = position("classic", ("", hand, "4C"), to_act=1, trick=[(0, top)],
+                     reversed=reversed_, straights_above=True, **EXTEND)
+    assert (answer in _texts(state)) is legal
+    if not legal:
+        with pytest.raises(ValueError):
+            apply(state, Play.from_str(answer))
+
+
+def test_still_no_wrap_past_the_ends() -> None:
+    with pytest.raises(NotAPlay):
+        Play.from_str("KH-AH-2H-3H")
+    with pytest.raises(NotAPlay):
+        Play.from_str("JR-JB-3H-4H")  # two places below the 3
