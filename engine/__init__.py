@@ -19,7 +19,7 @@ from engine.events import (
 )
 from engine.game import (
     LegalActions, apply, apply_unchecked, check, deal, is_legal, legal_actions, new_series,
-    new_series_with_events, replay,
+    new_series_with_events, replay, round_deal,
 )
 from engine.observe import ExchangeView, HistoryEntry, View, observe, redact
 from engine.outcome import Exchange, Outcome, Role, RoundResult, Termination, roles_by_place
@@ -37,7 +37,7 @@ __all__ = [
     "CardsGiven", "Event", "ExchangeDone", "Passed", "Played", "Revolution", "RoundEnded",
     "RoundStarted", "SeriesEnded", "Skipped", "TrickWon", "WentOut",
     "LegalActions", "apply", "apply_unchecked", "check", "deal", "is_legal", "legal_actions",
-    "new_series", "new_series_with_events", "replay",
+    "new_series", "new_series_with_events", "replay", "round_deal",
     "ExchangeView", "HistoryEntry", "View", "observe", "redact",
     "Exchange", "Outcome", "Role", "RoundResult", "Termination", "roles_by_place",
     "PASS", "Action", "Give", "Play", "PlayKind", "parse_action",

@@ -39,16 +39,34 @@ _HANDS, _TO_ACT, _TRICK, _PASSED, _DISCARD, _REVERSED, _WENT_OUT, _PENALIZED, _L
 _TWO, _THREE, _EIGHT = 12, 0, 5
 
 
-def deal(rules: Rules, seed: int, round_no: int) -> tuple[int, ...]:
+def deal(rules: Rules, seed: int, round_no: int, start: int = 0) -> tuple[int, ...]:
     """Shuffle with a generator seeded by (seed, round) and deal one card at a time from
-    seat 0 until the deck is empty; lower seats may hold one card more."""
+    seat ``start`` until the deck is empty; the first seats dealt may hold one card more."""
     rng = random.Random(f"president:{seed}:{round_no}")
     deck = list(range(52 + rules.jokers))
     rng.shuffle(deck)
-    hands = [0] * rules.players
+    n = rules.players
+    hands = [0] * n
     for i, card in enumerate(deck):
-        hands[i % rules.players] |= 1 << card
+        hands[(start + i) % n] |= 1 << card
     return tuple(hands)
+
+
+def round_deal(state: State, round_no: int) -> tuple[int, ...]:
+    """The hands dealt in a round of ``state``'s series (before any exchange)."""
+    roles = state.results[round_no - 2].roles if round_no > 1 else None
+    return deal(state.rules, state.seed, round_no, _deal_start(state.rules, round_no, roles))
+
+
+def _deal_start(rules: Rules, round_no: int, roles: tuple[Role, ...] | None) -> int:
+    if roles is None or not rules.deal_from_president or _resets(rules, round_no):
+        return 0
+    return roles.index(Role.PRESIDENT)
+
+
+def _resets(rules: Rules, round_no: int) -> bool:
+    """Is this round played as round 1, its roles reset (``reset_every``)?"""
+    return round_no == 1 or (rules.reset_every > 0 and (round_no - 1) % rules.reset_every == 0)
 
 
 def new_series(rules: Rules, seed: int) -> State:
@@ -337,13 +355,15 @@ def _end_round(state: State, events: list[Event] | None) -> State:
         assert outcome is not None
         events.append(SeriesEnded(outcome))
         return over
-    return _start_round(ended, state.round_no + 1, tuple(roles), events)
+    following = state.round_no + 1
+    return _start_round(ended, following,
+                        None if _resets(state.rules, following) else tuple(roles), events)
 
 
 def _start_round(state: State, round_no: int, roles: tuple[Role, ...] | None,
                  events: list[Event]) -> State:
     rules = state.rules
-    hands = list(deal(rules, state.seed, round_no))
+    hands = list(deal(rules, state.seed, round_no, _deal_start(rules, round_no, roles)))
     leader = _round_leader(rules, hands, roles)
     exchanging = roles is not None and rules.exchange
     events.append(RoundStarted(round_no, leader, exchanging))

@@ -78,6 +78,12 @@ class Rules:
     no_finish_on_two: bool = _opt(
         False, "A player whose last play holds the strongest rank (a 2; a 3 during a "
         "revolution; a joker) becomes Trou du cul.")
+    deal_from_president: bool = _opt(
+        False, "From round 2 the deal starts at the Président's seat, one card at a time, "
+        "so he and the seats after him hold one card more; otherwise at seat 0 (UECda).")
+    reset_every: int = _opt(
+        0, "Roles reset every N rounds: rounds 1, N+1, 2N+1 … are played as round 1, "
+        "without roles or exchange (UECda's init games); 0: never.")
     first_lead: FirstLead = _opt(FirstLead.THREE_OF_CLUBS, "Who leads round 1.")
     later_lead: LaterLead = _opt(LaterLead.TROU, "Who leads the rounds after the first.")
     rounds: int = _opt(1, "Rounds in the series, 1 to 100.")
@@ -168,6 +174,7 @@ def _validate(r: Rules) -> None:
          f"players must be 3 to {r.max_players} for this ruleset, not {r.players}")
     need(0 <= r.jokers <= 2, f"jokers must be 0, 1 or 2, not {r.jokers}")
     need(1 <= r.rounds <= 100, f"rounds must be 1 to 100, not {r.rounds}")
+    need(0 <= r.reset_every <= 100, f"reset_every must be 0 to 100, not {r.reset_every}")
     need(not r.straight_revolution or (r.straights and r.revolution),
          "straight_revolution needs straights and revolution")
     need(not r.spade_three_beats_joker or r.jokers >= 1,

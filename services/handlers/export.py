@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
-from engine import cards_of, deal
+from engine import cards_of, round_deal
 from services.domain import Caller, Game
 from services.errors import KeyRequired, MissingScope
 from services.ports import UnitOfWork
@@ -50,7 +50,7 @@ def series_json(game: Game, finished: datetime) -> dict[str, Any]:
                    "name": s.name} for s in game.seats],
         "rounds": [{**r.to_dict(),
                     "deal": [[str(c) for c in cards_of(hand)]
-                             for hand in deal(state.rules, state.seed, r.round_no)],
+                             for hand in round_deal(state, r.round_no)],
                     "exchanges": [{"giver": e.giver, "receiver": e.receiver,
                                    "cards": [str(c) for c in cards_of(e.mask)],
                                    "automatic": e.automatic} for e in r.exchanges],

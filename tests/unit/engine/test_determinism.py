@@ -93,13 +93,16 @@ def test_every_round_starts_from_the_seeded_deal(config: Config, seed: int,
               if s.round_no != prev.round_no and s.phase is not Phase.OVER]
     assert len(starts) == rules.rounds - 1
     for state in starts:
-        hands = list(deal(rules, seed, state.round_no))
+        resets = rules.reset_every > 0 and (state.round_no - 1) % rules.reset_every == 0
+        # deal_from_president: from the seat of the previous round's first place
+        start = state.results[-1].ranking[0] if rules.deal_from_president and not resets else 0
+        hands = list(deal(rules, seed, state.round_no, start))
         for exchange in state.exchanges:
             assert exchange.automatic
             hands[exchange.giver] ^= exchange.mask
             hands[exchange.receiver] |= exchange.mask
         assert tuple(hands) == state.hands
-        assert bool(state.exchanges) == rules.exchange
+        assert bool(state.exchanges) == (rules.exchange and not resets)
     gifts = [e for e in events if isinstance(e, CardsGiven)]
     assert gifts == []  # no exchange before the first round
 

@@ -18,7 +18,7 @@ DEFAULTS = {
     "players": 4, "max_players": 8, "jokers": 0, "straights": False, "revolution": False,
     "straight_revolution": False, "straights_above": False, "spade_three_beats_joker": False,
     "play_on_own": False, "suit_lock": False, "jokers_extend_straights": False,
-    "five_card_groups": False, "equal_match": False, "skip_on_match": False, "twos_close": False, "eights_close": False,
+    "five_card_groups": False, "deal_from_president": False, "reset_every": 0, "equal_match": False, "skip_on_match": False, "twos_close": False, "eights_close": False,
     "exchange": True, "no_finish_on_two": False, "first_lead": "three_of_clubs",
     "later_lead": "trou", "rounds": 1,
 }
@@ -94,6 +94,8 @@ def test_enum_options_accept_their_json_values() -> None:
     ("classic", {"spade_three_beats_joker": True}, ["spade_three_beats_joker", "joker"]),
     ("full", {"spade_three_beats_joker": True, "jokers": 0}, ["spade_three_beats_joker"]),
     ("classic", {"five_card_groups": True}, ["five_card_groups", "joker"]),
+    ("classic", {"reset_every": -1}, ["reset_every", "-1"]),
+    ("classic", {"reset_every": 101}, ["reset_every", "101"]),
     ("classic", {"jokers_extend_straights": True, "jokers": 1},
      ["jokers_extend_straights", "straights"]),
     ("classic", {"jokers_extend_straights": True, "straights": True},

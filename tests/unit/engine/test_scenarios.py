@@ -62,10 +62,10 @@ def fixed_deal(monkeypatch: pytest.MonkeyPatch, rounds: dict[int, list[str]]) ->
     """Make the deal of the given rounds the literal hands (the deck is random otherwise)."""
     real = engine.game.deal
 
-    def deal(rules: Any, seed: int, round_no: int) -> tuple[int, ...]:
+    def deal(rules: Any, seed: int, round_no: int, start: int = 0) -> tuple[int, ...]:
         if round_no in rounds:
             return tuple(mask(h) for h in rounds[round_no])
-        return real(rules, seed, round_no)
+        return real(rules, seed, round_no, start)
 
     monkeypatch.setattr(engine.game, "deal", deal)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine import (
-    JokerUnnamed, NotAPlay, NotStrongEnough, OptionDisabled, Play, Rules, SuitLocked, WrongSize, apply,
-    legal_actions, new_series, parse_action,
+    JokerUnnamed, NotAPlay, NotStrongEnough, OptionDisabled, Phase, Play, Role, Rules, State,
+    SuitLocked, WrongSize, apply, legal_actions, new_series, parse_action, round_deal,
 )
 from engine.events import ExchangeDone, Passed, Revolution, RoundStarted, TrickWon
 from engine.game import THREE_OF_DIAMONDS
@@ -349,3 +349,39 @@ def test_still_no_wrap_past_the_ends() -> None:
         Play.from_str("KH-AH-2H-3H")
     with pytest.raises(NotAPlay):
         Play.from_str("JR-JB-3H-4H")  # two places below the 3
+
+
+# --- the deal from the Daifugō, and init games (§1, §3.3) --------------------------------
+
+
+def _to_round(state: State, round_no: int) -> tuple[State, list[object]]:
+    """Play the first legal action until ``round_no`` starts; its events."""
+    events: list[object] = []
+    while state.round_no < round_no:
+        state, events = apply(state, next(iter(legal_actions(state))))
+    return state, events
+
+
+def test_from_round_two_the_deal_starts_at_the_president() -> None:
+    rules = Rules.preset("classic", players=5, jokers=1, rounds=3, deal_from_president=True)
+    state = new_series(rules, 11)
+    # "the start player and the next two players in seat order get 11 cards; the last two 10"
+    assert [h.bit_count() for h in round_deal(state, 1)] == [11, 11, 11, 10, 10]
+    for round_no in (2, 3):
+        state, _ = _to_round(state, round_no)
+        president = state.roles.index(Role.PRESIDENT)
+        sizes = round_deal(state, round_no)
+        assert [sizes[(president + k) % 5].bit_count() for k in range(5)] == [11, 11, 11, 10, 10]
+        plain = Rules.preset("classic", players=5, jokers=1, rounds=3)
+        assert round_deal(state._replace(rules=plain), round_no)[0].bit_count() == 11
+
+
+def test_roles_reset_every_n_rounds() -> None:
+    rules = Rules.preset("classic", players=4, rounds=5, reset_every=2)
+    state = new_series(rules, 5)
+    for round_no, exchange in ((2, True), (3, False), (4, True), (5, False)):
+        state, events = _to_round(state, round_no)
+        started = next(e for e in events if isinstance(e, RoundStarted))
+        assert started.exchange is exchange and (state.roles is None) is not exchange
+        if not exchange:  # played as round 1: the 3 of clubs leads, from a deal at seat 0
+            assert state.hands[state.to_act] & 1 and state.phase is Phase.PLAY

@@ -8,16 +8,17 @@ servicer turns into INVALID_ARGUMENT), never anything else.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import (
-    PASS, PRESETS, FirstLead, Give, LaterLead, Phase, Play, Rules, View, new_series, observe,
+    PASS, PRESETS, Give, Phase, Play, Rules, View, new_series, observe,
 )
 from president.ai.v1 import ai_pb2 as pb
+from rule_strategies import preset_overrides
 from rpchelpers import (
     PRESET_NAMES, acting_views, altered, sampled_states, set_field, table_rules,
 )
@@ -153,19 +154,9 @@ def test_an_empty_budget_message_means_the_level_default() -> None:
 
 @st.composite
 def rules_values(draw: st.DrawFn) -> Rules:
-    base = PRESETS[draw(st.sampled_from(PRESET_NAMES))]
-    overrides: dict[str, Any] = {
-        "players": draw(st.integers(3, base.max_players)),
-        "rounds": draw(st.integers(1, 100)),
-        "jokers": draw(st.integers(0, 2)),
-        "first_lead": draw(st.sampled_from(list(FirstLead))),
-        "later_lead": draw(st.sampled_from(list(LaterLead))),
-    }
-    for name in ("straights", "revolution", "equal_match", "twos_close", "eights_close",
-                 "exchange", "no_finish_on_two"):
-        overrides[name] = draw(st.booleans())
-    overrides["skip_on_match"] = overrides["equal_match"] and draw(st.booleans())
-    return base.with_options(**overrides)
+    """Any preset with any options (the suite's one strategy for rules: every option)."""
+    name, overrides = draw(preset_overrides(max_rounds=100))
+    return Rules.preset(name, **overrides)
 
 
 @settings(max_examples=80, deadline=None, database=None)
