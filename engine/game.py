@@ -22,7 +22,7 @@ from engine.events import (
     SeriesEnded, Skipped, TrickWon, WentOut,
 )
 from engine.outcome import Exchange, Role, RoundResult, roles_by_place
-from engine.plays import Action, Give, Play, PlayKind
+from engine.plays import PASS, Action, Give, Play, PlayKind
 from engine.rules import FirstLead, LaterLead, Rules
 from engine.state import LogEntry, Phase, RoundLog, State
 
@@ -130,7 +130,10 @@ def generate(state: State) -> list[Action]:
             rules = state.rules
             lock = legal.lock_of(trick) if rules.suit_lock else 0
             return legal.follow_plays(hand, trick[-1][1], rules, state.reversed, lock)  # type: ignore[return-value]
-        return legal.lead_plays(hand, state.rules, state.reversed)  # type: ignore[return-value]
+        leads: list[Action] = legal.lead_plays(hand, state.rules, state.reversed)  # type: ignore[assignment]
+        if state.rules.lead_pass:
+            leads.append(PASS)
+        return leads
     if state.phase is Phase.EXCHANGE:
         return legal.gives(state.hands[state.to_act], state.pending[0][2])  # type: ignore[return-value]
     return []
@@ -299,12 +302,44 @@ def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event
 def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) -> State:
     if events is not None:
         events.append(Passed(seat))
+    rules = state.rules
+    if rules.pass_limit and _passes_in_a_row(log, rules.pass_limit) >= rules.pass_limit:
+        return _end_round(state._replace(log=log), events)  # the endless-passing rule
     passed = state.passed | 1 << seat
+    if not state.trick:  # a lead pass (lead_pass)
+        return _pass_lead(state, seat, passed, log, events)
     winner = state.trick[-1][0]
     nxt = _next_seat(state.hands, passed, seat)
     if nxt < 0 or (nxt == winner and not state.rules.play_on_own):
         return _win_trick(state, list(state.hands), winner, state.trick, False, state.reversed,
                           state.went_out, state.penalized, log, events)
+    fields: list[Any] = list(state)
+    fields[_TO_ACT], fields[_PASSED], fields[_LOG] = nxt, passed, log
+    return tuple.__new__(State, fields)
+
+
+def _passes_in_a_row(log: RoundLog, most: int) -> int:
+    """The passes at the end of the round's log, counted up to ``most``."""
+    count = 0
+    for entry in reversed(log):
+        if count == most or entry.action is not PASS:
+            break
+        count += 1
+    return count
+
+
+def _pass_lead(state: State, seat: int, passed: int, log: RoundLog,
+               events: list[Event] | None) -> State:
+    """The leader passed: the next seat leads; once every seat has passed the empty trick,
+    the last to have played leads again (the next seat with cards if he is out)."""
+    nxt = _next_seat(state.hands, passed, seat)
+    if nxt < 0:
+        last = next((e.seat for e in reversed(log) if type(e.action) is Play and e.action),
+                    state.leader)
+        nxt = last if state.hands[last] else _next_seat(state.hands, 0, last)
+        passed = 0
+        if events is not None:
+            events.append(TrickWon(nxt, False, nxt))
     fields: list[Any] = list(state)
     fields[_TO_ACT], fields[_PASSED], fields[_LOG] = nxt, passed, log
     return tuple.__new__(State, fields)
@@ -331,8 +366,10 @@ def _end_round(state: State, events: list[Event] | None) -> State:
     if events is None:
         events = []  # rare: built and dropped
     n = state.players
-    last = next(s for s in range(n) if state.hands[s])
-    went_out = state.went_out + (last,)
+    left = [s for s in range(n) if state.hands[s]]
+    if len(left) > 1:  # the endless-passing rule: the places left go by lot
+        random.Random(f"president:{state.seed}:{state.round_no}:passes").shuffle(left)
+    went_out = state.went_out + tuple(left)
     penal = state.penalized
     # Players penalised for going out on the strongest rank drop below everyone else,
     # keeping among themselves the order in which they went out.

@@ -330,7 +330,7 @@ def check_play(hand: int, top: Play | None, play: Play, rules: Rules, reversed_:
     """Raise the specific ``IllegalAction`` if ``play`` may not be made now (the trick
     locked to the suits ``lock``, if any)."""
     if not play:
-        if top is None:
+        if top is None and not rules.lead_pass:
             raise CannotPassLead("the leader must play: a trick cannot open with a pass")
         return
     if play.kind is PlayKind.STRAIGHT and not rules.straights:

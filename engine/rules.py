@@ -65,6 +65,14 @@ class Rules:
         "AH-2H-JR (needs straights and a joker; UECda).")
     five_card_groups: bool = _opt(
         False, "Four of a kind and a joker make a 5-card group (needs a joker; UECda).")
+    lead_pass: bool = _opt(
+        False, "The leader may pass too: he is out of the trick and the next seat leads; "
+        "when every seat has passed an empty trick, the last to have played leads again "
+        "(UECda's server).")
+    pass_limit: int = _opt(
+        0, "After N passes in a row in a round (trick ends do not break the run), the "
+        "seats still holding cards take the places left by lot and the round ends "
+        "(UECda's endless-passing rule, 20); 0: never, at most 100.")
     equal_match: bool = _opt(False, "A play may equal the top play instead of beating it.")
     skip_on_match: bool = _opt(
         False, "'Ça passe ou ça casse': a group equal in rank to the previous play makes the "
@@ -175,6 +183,7 @@ def _validate(r: Rules) -> None:
     need(0 <= r.jokers <= 2, f"jokers must be 0, 1 or 2, not {r.jokers}")
     need(1 <= r.rounds <= 100, f"rounds must be 1 to 100, not {r.rounds}")
     need(0 <= r.reset_every <= 100, f"reset_every must be 0 to 100, not {r.reset_every}")
+    need(0 <= r.pass_limit <= 100, f"pass_limit must be 0 to 100, not {r.pass_limit}")
     need(not r.straight_revolution or (r.straights and r.revolution),
          "straight_revolution needs straights and revolution")
     need(not r.spade_three_beats_joker or r.jokers >= 1,
@@ -221,4 +230,12 @@ PRESETS: dict[str, Rules] = {
     # 003 with its three listed variants announced (skip on match implies equalling).
     "classic-variants": Rules(rounds=5, revolution=True, equal_match=True, skip_on_match=True,
                               no_finish_on_two=True),
+    # UECda's computer Daifugō (shared/rules/UECDA.md §8): five seats, one joker, the lock.
+    # A series of 100 rounds is one of its 100-game blocks, the first an init game.
+    "uecda": Rules(players=5, max_players=5, jokers=1, straights=True, straights_above=True,
+                   jokers_extend_straights=True, revolution=True, straight_revolution=True,
+                   five_card_groups=True, spade_three_beats_joker=True, suit_lock=True,
+                   eights_close=True, play_on_own=True, lead_pass=True, pass_limit=20,
+                   deal_from_president=True, first_lead=FirstLead.THREE_OF_DIAMONDS,
+                   later_lead=LaterLead.THREE_OF_DIAMONDS, rounds=100),
 }

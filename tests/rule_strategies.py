@@ -40,6 +40,8 @@ def preset_overrides(draw: st.DrawFn, min_rounds: int = 1, max_rounds: int = 3,
         "jokers_extend_straights": st.booleans(),
         "deal_from_president": st.booleans(),
         "reset_every": st.integers(0, 3),
+        "lead_pass": st.booleans(),
+        "pass_limit": st.integers(0, 25),
         "equal_match": st.booleans(),
         "skip_on_match": st.booleans(),
         "twos_close": st.booleans(),
@@ -50,11 +52,14 @@ def preset_overrides(draw: st.DrawFn, min_rounds: int = 1, max_rounds: int = 3,
         "later_lead": st.sampled_from(_enum_choices(LaterLead)),
     }
     if exchange is not None:
-        del optional["exchange"]
+        del optional["exchange"], optional["reset_every"]  # (a reset round has none)
         overrides["exchange"] = exchange
     for option, strategy in optional.items():
         if draw(st.booleans()):
             overrides[option] = draw(strategy)
+    if overrides.get("lead_pass", base.lead_pass) and not overrides.get("pass_limit",
+                                                                         base.pass_limit):
+        overrides["pass_limit"] = draw(st.integers(1, 25))  # random play passes for ever
     if not overrides.get("equal_match", base.equal_match):  # else InvalidRules
         overrides["skip_on_match"] = False
     if not (overrides.get("straights", base.straights)

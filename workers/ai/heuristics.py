@@ -42,7 +42,7 @@ def play_cost(play: Play, hand: int, power_rank: int) -> int:
     if play.kind is _JOKER:
         return POWER
     if play.kind is _STRAIGHT:
-        for r in range(play.rank, play.high + 1):
+        for r in range(max(play.rank, 0), min(play.high, RANKS - 1) + 1):  # (a joker past an end)
             if (play.mask >> (4 * r)) & 15 and ((hand >> (4 * r)) & 15).bit_count() > 1:
                 return BREAK
         spends = play.mask & JOKER_BITS or (play.mask >> (4 * power_rank)) & 15
@@ -50,7 +50,7 @@ def play_cost(play: Play, hand: int, power_rank: int) -> int:
     naturals = play.size - (play.mask & JOKER_BITS).bit_count()
     if naturals < ((hand >> (4 * play.rank)) & 15).bit_count():
         return BREAK
-    if play.rank == power_rank or play.size == 4 or play.mask & JOKER_BITS:
+    if play.rank == power_rank or play.size >= 4 or play.mask & JOKER_BITS:
         return POWER
     return CLEAN
 
@@ -64,13 +64,13 @@ def weak_strength(play: Play, reversed_: bool) -> int:
     return play.rank
 
 
-def normal_choice(hand: int, legal: Sequence[Play], reversed_: bool) -> Play:
-    """Normal's play among ``legal`` (the engine's list for this hand): the cheapest
-    (clean, then power, then breaking), then the weakest, then the most cards."""
+def normal_choice(hand: int, legal: Sequence[Play], reversed_: bool, following: bool) -> Play:
+    """Normal's play among ``legal`` (the engine's list for this hand; ``following`` a
+    play, not leading): the cheapest (clean, then power, then breaking), then the
+    weakest, then the most cards."""
     power_rank = 0 if reversed_ else RANKS - 1
     best: Play | None = None
     best_key = (3, 0, 0)
-    following = not legal[-1]  # the engine lists the pass last when following
     for play in legal:
         if not play:
             continue

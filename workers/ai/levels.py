@@ -30,7 +30,7 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
     hand = mask_of(view.hand)
     if not isinstance(legal[0], Play):
         return normal_gift(hand, view.pending[0][2])
-    return normal_choice(hand, legal, view.reversed)  # type: ignore[arg-type]
+    return normal_choice(hand, legal, view.reversed, bool(view.trick))  # type: ignore[arg-type]
 
 
 # The levels that search: (the candidates they weigh at most, whether they race them).

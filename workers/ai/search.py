@@ -21,6 +21,7 @@ from engine import apply_unchecked
 from engine.determinize import state_from_view
 from engine.game import generate
 from engine.observe import View
+from engine.rules import Rules
 from engine.plays import Action, Play, PlayKind
 from engine.state import State
 from workers.ai.budget import Budget
@@ -42,7 +43,8 @@ def rollout(state: State, me: int, rng: random.Random, epsilon: float) -> int:
             action = legal[int(rng.random() * len(legal))]
         else:
             seat = state.to_act
-            action = normal_choice(state.hands[seat], legal, state.reversed)  # type: ignore[arg-type]
+            action = normal_choice(state.hands[seat], legal, state.reversed,  # type: ignore[arg-type]
+                                   bool(state.trick))
         state = apply_unchecked(state, action)
     if state.results and state.results[-1].round_no == state.round_no:
         return state.results[-1].points[me]
@@ -56,8 +58,9 @@ def rollout(state: State, me: int, rng: random.Random, epsilon: float) -> int:
 def candidates(view: View, limit: int) -> list[Action]:
     """The distinct choices worth simulating, best first by Normal's own ranking.
 
-    Without straights, suits never matter again once the round is under way, so plays
-    of one rank, size and joker count are one choice; the two jokers are always alike.
+    Without straights or the suit lock, suits never matter again once the round is under
+    way, so plays of one rank, size and joker count are one choice; the two jokers are
+    always alike.
     """
     legal = view.legal_actions
     if not legal or not isinstance(legal[0], Play):
@@ -70,7 +73,7 @@ def candidates(view: View, limit: int) -> list[Action]:
     distinct: list[Play] = []
     for play in legal:
         assert isinstance(play, Play)
-        key = _choice(play, view.rules.straights)
+        key = _choice(play, _suits_matter(view.rules))
         if key not in seen:
             seen.add(key)
             distinct.append(play)
@@ -84,11 +87,15 @@ def candidates(view: View, limit: int) -> list[Action]:
     return kept
 
 
-def _choice(play: Play, straights: bool) -> tuple[int, ...]:
+def _suits_matter(rules: Rules) -> bool:
+    return rules.straights or rules.suit_lock
+
+
+def _choice(play: Play, suits_matter: bool) -> tuple[int, ...]:
     """What tells two plays apart as choices (see ``candidates``)."""
-    if not straights:
+    if not suits_matter:
         return (play.kind, play.rank, play.size, play.jokers)
-    return (play.kind, play.rank, play.size, play.jokers, play.mask & ~(3 << 52))
+    return (play.kind, play.rank, play.size, play.jokers, play.mask & ~(3 << 52), play.suits)
 
 
 def with_also(view: View, cands: list[Action], also: Action) -> list[Action]:
@@ -96,9 +103,9 @@ def with_also(view: View, cands: list[Action], also: Action) -> list[Action]:
     choice as (so that its own text names it), or added."""
     if not isinstance(also, Play):
         return cands
-    straights = view.rules.straights
+    suits_matter = _suits_matter(view.rules)
     for i, cand in enumerate(cands):
-        if isinstance(cand, Play) and _choice(cand, straights) == _choice(also, straights):
+        if isinstance(cand, Play) and _choice(cand, suits_matter) == _choice(also, suits_matter):
             return [*cands[:i], also, *cands[i + 1:]]
     return [*cands, also]
 

@@ -11,6 +11,7 @@ from typing import Any, Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from engine import describe_options
 from browsers import watched_page
 
 WEB = Path(__file__).resolve().parents[3] / "services" / "api" / "web"
@@ -181,3 +182,6 @@ def test_every_label_is_in_english_and_in_french() -> None:
     en, fr = (set(re.findall(r"^    (\w+):", table, re.MULTILINE)) for table in tables.groups())
     assert en == fr
     assert {"open_seat", "start_now", "leave", "rematch", "ev_seat_joined"} <= en
+    # the setup form labels every rules option (the API describes them in English only)
+    assert {f"opt_{option['name']}" for option in describe_options()
+            if option["name"] not in ("players", "max_players", "rounds")} <= en

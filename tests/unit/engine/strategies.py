@@ -67,7 +67,14 @@ def round_bound(rules: Rules) -> int:
     starts with a play, so at most ``deck`` tricks, and passing is final, so at most
     ``players - 1`` passes (or skips) per trick, ``players`` with ``play_on_own`` (the last
     to play passes too). Total <= 2 + deck * players (+ deck).
+
+    With ``lead_pass`` a trick may also open with passes, and only ``pass_limit`` bounds a
+    run of passes (the rule strategy sets it): at most ``pass_limit`` passes before each
+    play and at the end, 2 + deck + (deck + 1) * pass_limit.
     """
+    if rules.lead_pass:
+        assert rules.pass_limit, "lead passes without a pass limit: no bound"
+        return 2 + deck_size(rules) + (deck_size(rules) + 1) * rules.pass_limit
     return 2 + deck_size(rules) * (rules.players + rules.play_on_own)
 
 

@@ -18,7 +18,8 @@ DEFAULTS = {
     "players": 4, "max_players": 8, "jokers": 0, "straights": False, "revolution": False,
     "straight_revolution": False, "straights_above": False, "spade_three_beats_joker": False,
     "play_on_own": False, "suit_lock": False, "jokers_extend_straights": False,
-    "five_card_groups": False, "deal_from_president": False, "reset_every": 0, "equal_match": False, "skip_on_match": False, "twos_close": False, "eights_close": False,
+    "five_card_groups": False, "deal_from_president": False, "reset_every": 0,
+    "lead_pass": False, "pass_limit": 0, "equal_match": False, "skip_on_match": False, "twos_close": False, "eights_close": False,
     "exchange": True, "no_finish_on_two": False, "first_lead": "three_of_clubs",
     "later_lead": "trou", "rounds": 1,
 }
@@ -32,6 +33,14 @@ PRESET_DIFFERENCES: dict[str, dict[str, Any]] = {
              "twos_close": True, "eights_close": True},
     "classic-variants": {"rounds": 5, "revolution": True, "equal_match": True,
                          "skip_on_match": True, "no_finish_on_two": True},
+    # UECDA.md §8, option by option
+    "uecda": {"players": 5, "max_players": 5, "jokers": 1, "straights": True,
+              "straights_above": True, "jokers_extend_straights": True, "revolution": True,
+              "straight_revolution": True, "five_card_groups": True,
+              "spade_three_beats_joker": True, "suit_lock": True, "eights_close": True,
+              "play_on_own": True, "lead_pass": True, "pass_limit": 20,
+              "deal_from_president": True, "first_lead": "three_of_diamonds",
+              "later_lead": "three_of_diamonds", "rounds": 100},
 }
 
 
@@ -96,6 +105,7 @@ def test_enum_options_accept_their_json_values() -> None:
     ("classic", {"five_card_groups": True}, ["five_card_groups", "joker"]),
     ("classic", {"reset_every": -1}, ["reset_every", "-1"]),
     ("classic", {"reset_every": 101}, ["reset_every", "101"]),
+    ("classic", {"pass_limit": 101}, ["pass_limit", "101"]),
     ("classic", {"jokers_extend_straights": True, "jokers": 1},
      ["jokers_extend_straights", "straights"]),
     ("classic", {"jokers_extend_straights": True, "straights": True},

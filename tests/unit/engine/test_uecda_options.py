@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 
 from engine import (
-    JokerUnnamed, NotAPlay, NotStrongEnough, OptionDisabled, Phase, Play, Role, Rules, State,
+    CannotPassLead, JokerUnnamed, NotAPlay, NotStrongEnough, OptionDisabled, Phase, Play, Role, Rules, State,
     SuitLocked, WrongSize, apply, legal_actions, new_series, parse_action, round_deal,
 )
-from engine.events import ExchangeDone, Passed, Revolution, RoundStarted, TrickWon
+from engine.events import (
+    ExchangeDone, Passed, Revolution, RoundEnded, RoundStarted, TrickWon,
+)
 from engine.game import THREE_OF_DIAMONDS
 from engine.legal import lock_of
 from positions import mask, position
@@ -385,3 +387,104 @@ def test_roles_reset_every_n_rounds() -> None:
         assert started.exchange is exchange and (state.roles is None) is not exchange
         if not exchange:  # played as round 1: the 3 of clubs leads, from a deal at seat 0
             assert state.hands[state.to_act] & 1 and state.phase is Phase.PLAY
+
+
+# --- passing on an empty table, and the endless-passing rule (§2.7, §5) -------------------
+
+
+def _run(state: State, *actions: str) -> tuple[State, list[object]]:
+    events: list[object] = []
+    for action in actions:
+        state, new = apply(state, parse_action(action))
+        events += new
+    return state, events
+
+
+def test_the_leader_may_pass_and_is_out_of_the_trick() -> None:
+    state = position("classic", ("5H 9H", "4C 6C", "4D 6D"), lead_pass=True)
+    assert "pass" in _texts(state)
+    state, _ = _run(state, "pass")
+    assert state.to_act == 1 and state.trick == ()  # the next seat leads
+    state, _ = _run(state, "4C", "6D")
+    assert state.to_act == 1  # seat 0 passed this trick: no turn until it ends
+    with pytest.raises(CannotPassLead):
+        apply(position("classic", ("5H 9H", "4C 6C", "4D 6D")), parse_action("pass"))
+
+
+def test_when_everyone_passes_an_empty_trick_the_last_to_play_leads_again() -> None:
+    state = position("classic", ("5H 9H", "4C 6C", "4D 6D"), lead_pass=True)
+    state, _ = _run(state, "5H", "pass", "pass")  # seat 0 wins the trick and leads
+    state, events = _run(state, "pass", "pass", "pass")
+    assert TrickWon(0, False, 0) in events
+    assert state.to_act == 0 and state.passed == 0 and state.trick == ()
+
+
+def test_twenty_passes_in_a_row_end_the_round_by_lot() -> None:
+    """UECda: the counter counts passes in a row, trick ends do not reset it; at the limit
+    every player still holding cards gets one of the places left, in random order."""
+    hands = ("5H 9H KD", "4C 6C", "4D 6D", "3S 8S")
+    outcomes = set()
+    for seed in range(8):
+        state = position("classic", hands, lead_pass=True, pass_limit=5, rounds=1, seed=seed)
+        state, events = _run(state, "9H", "pass", "pass", "pass")  # 3 passes, seat 0 leads
+        assert not any(isinstance(e, RoundEnded) for e in events)
+        state, events = _run(state, "pass", "pass")  # the 5th pass in a row
+        ended = next(e for e in events if isinstance(e, RoundEnded))
+        assert sorted(ended.result.ranking) == [0, 1, 2, 3] and state.is_over
+        outcomes.add(ended.result.ranking)
+        again = position("classic", hands, lead_pass=True, pass_limit=5, rounds=1, seed=seed)
+        assert _run(again, "9H", *["pass"] * 5)[0] == state  # by a lot drawn from the seed
+    assert len(outcomes) > 1
+
+
+# --- the uecda preset: UECDA.md's own examples, all rules at once ----------------------
+
+
+def _uecda(hands: tuple[str, ...], **kwargs: object) -> State:
+    return position("uecda", hands, **kwargs)  # type: ignore[arg-type]
+
+
+def test_uecda_weakest_answer_on_a_straight_any_suit_or_the_locked_one() -> None:
+    # §2.2: "on ♠5-6-7 the weakest answer is 8-9-10 of any suit, or of the locked suit"
+    hands = ("", "8D 9D TD 8S 9S TS 6H 7H 8H", "QC", "KC", "AC")
+    free = _uecda(hands, to_act=1, trick=[(0, "5S-6S-7S")])
+    runs = {t for t in _texts(free) if "-" in t}
+    assert {"8D-9D-TD", "8S-9S-TS"} <= runs and "6H-7H-8H" not in runs
+    locked = _uecda(hands, to_act=1, trick=[(2, "JR-3S-4S"), (0, "5S-6S-7S")])
+    assert {t for t in _texts(locked) if "-" in t} == {"8S-9S-TS"}
+
+
+def test_uecda_a_long_straight_through_the_eight_revolts_and_cuts() -> None:
+    # §2.4: "a play that revolutionises and also contains an 8 does both"
+    state = _uecda(("4H 5H 6H 7H 8H KS", "9C", "TC", "JC", "QC"))
+    after, events = apply(state, parse_action("4H-5H-6H-7H-8H"))
+    assert after.reversed and any(isinstance(e, Revolution) for e in events)
+    won = next(e for e in events if isinstance(e, TrickWon))
+    assert won.closed and after.to_act == 0 and after.trick == ()
+
+
+@pytest.mark.parametrize("hand, play, cuts", [
+    ("8H JR KS", "8H JR=8S", True),  # "including a group where the joker stands for an 8"
+    ("7H 9H JR KS", "7H-JR-9H", True),  # "a straight where the joker fills the 8"
+    ("JR KS", "JR", False),  # "the lone joker never 8-cuts"
+    ("2H KS", "2H", False),  # "2s do not end tricks"
+])
+def test_uecda_eight_cuts(hand: str, play: str, cuts: bool) -> None:
+    state = _uecda((hand, "9C", "TC", "JC", "QC"))
+    after, events = apply(state, parse_action(play))
+    assert any(isinstance(e, TrickWon) and e.closed for e in events) is cuts
+
+
+def test_uecda_any_card_may_be_the_last() -> None:
+    # §2.6: "joker, 2, 8, ♠3": no forbidden finish
+    for last in ("JR", "2S", "8C", "3S"):
+        state = _uecda((last, "9C 9D", "TC TD", "JC JD", "QC QD"))
+        after, events = apply(state, parse_action(last))
+        assert after.hands[0] == 0 and after.went_out == (0,)
+
+
+def test_uecda_the_deal_and_the_three_of_diamonds() -> None:
+    for seed in range(3):
+        state = new_series(Rules.preset("uecda"), seed)
+        assert sorted(h.bit_count() for h in state.hands) == [10, 10, 11, 11, 11]
+        assert state.hands[state.to_act] & THREE_OF_DIAMONDS  # "every game"

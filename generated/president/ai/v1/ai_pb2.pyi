@@ -122,7 +122,7 @@ class SeatView(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., round: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., trick: _Optional[_Iterable[_Union[TrickPlay, _Mapping]]] = ..., discard: _Optional[_Iterable[str]] = ..., reversed: _Optional[bool] = ..., passed: _Optional[_Iterable[int]] = ..., went_out: _Optional[_Iterable[int]] = ..., penalized: _Optional[_Iterable[int]] = ..., roles: _Optional[_Iterable[_Union[Role, str]]] = ..., scores: _Optional[_Iterable[int]] = ..., leader: _Optional[int] = ..., pending: _Optional[_Iterable[_Union[PendingGift, _Mapping]]] = ..., exchanges: _Optional[_Iterable[_Union[ExchangeView, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[RoundResult, _Mapping]]] = ..., legal_actions: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Rules(_message.Message):
-    __slots__ = ("players", "max_players", "jokers", "straights", "revolution", "equal_match", "skip_on_match", "twos_close", "eights_close", "exchange", "no_finish_on_two", "first_lead", "later_lead", "rounds", "straight_revolution", "straights_above", "spade_three_beats_joker", "play_on_own", "suit_lock", "five_card_groups", "jokers_extend_straights", "deal_from_president", "reset_every")
+    __slots__ = ("players", "max_players", "jokers", "straights", "revolution", "equal_match", "skip_on_match", "twos_close", "eights_close", "exchange", "no_finish_on_two", "first_lead", "later_lead", "rounds", "straight_revolution", "straights_above", "spade_three_beats_joker", "play_on_own", "suit_lock", "five_card_groups", "jokers_extend_straights", "deal_from_president", "reset_every", "lead_pass", "pass_limit")
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     JOKERS_FIELD_NUMBER: _ClassVar[int]
@@ -146,6 +146,8 @@ class Rules(_message.Message):
     JOKERS_EXTEND_STRAIGHTS_FIELD_NUMBER: _ClassVar[int]
     DEAL_FROM_PRESIDENT_FIELD_NUMBER: _ClassVar[int]
     RESET_EVERY_FIELD_NUMBER: _ClassVar[int]
+    LEAD_PASS_FIELD_NUMBER: _ClassVar[int]
+    PASS_LIMIT_FIELD_NUMBER: _ClassVar[int]
     players: int
     max_players: int
     jokers: int
@@ -169,7 +171,9 @@ class Rules(_message.Message):
     jokers_extend_straights: bool
     deal_from_president: bool
     reset_every: int
-    def __init__(self, players: _Optional[int] = ..., max_players: _Optional[int] = ..., jokers: _Optional[int] = ..., straights: _Optional[bool] = ..., revolution: _Optional[bool] = ..., equal_match: _Optional[bool] = ..., skip_on_match: _Optional[bool] = ..., twos_close: _Optional[bool] = ..., eights_close: _Optional[bool] = ..., exchange: _Optional[bool] = ..., no_finish_on_two: _Optional[bool] = ..., first_lead: _Optional[str] = ..., later_lead: _Optional[str] = ..., rounds: _Optional[int] = ..., straight_revolution: _Optional[bool] = ..., straights_above: _Optional[bool] = ..., spade_three_beats_joker: _Optional[bool] = ..., play_on_own: _Optional[bool] = ..., suit_lock: _Optional[bool] = ..., five_card_groups: _Optional[bool] = ..., jokers_extend_straights: _Optional[bool] = ..., deal_from_president: _Optional[bool] = ..., reset_every: _Optional[int] = ...) -> None: ...
+    lead_pass: bool
+    pass_limit: int
+    def __init__(self, players: _Optional[int] = ..., max_players: _Optional[int] = ..., jokers: _Optional[int] = ..., straights: _Optional[bool] = ..., revolution: _Optional[bool] = ..., equal_match: _Optional[bool] = ..., skip_on_match: _Optional[bool] = ..., twos_close: _Optional[bool] = ..., eights_close: _Optional[bool] = ..., exchange: _Optional[bool] = ..., no_finish_on_two: _Optional[bool] = ..., first_lead: _Optional[str] = ..., later_lead: _Optional[str] = ..., rounds: _Optional[int] = ..., straight_revolution: _Optional[bool] = ..., straights_above: _Optional[bool] = ..., spade_three_beats_joker: _Optional[bool] = ..., play_on_own: _Optional[bool] = ..., suit_lock: _Optional[bool] = ..., five_card_groups: _Optional[bool] = ..., jokers_extend_straights: _Optional[bool] = ..., deal_from_president: _Optional[bool] = ..., reset_every: _Optional[int] = ..., lead_pass: _Optional[bool] = ..., pass_limit: _Optional[int] = ...) -> None: ...
 
 class TrickPlay(_message.Message):
     __slots__ = ("seat", "play")
