@@ -19,7 +19,7 @@ from engine.events import (
 )
 from engine.game import (
     LegalActions, apply, apply_unchecked, check, deal, is_legal, legal_actions, new_series,
-    new_series_with_events, replay, round_deal,
+    new_series_with_events, replay, round_deal, round_from_hands,
 )
 from engine.observe import ExchangeView, HistoryEntry, View, observe, redact
 from engine.outcome import Exchange, Outcome, Role, RoundResult, Termination, roles_by_place
@@ -32,12 +32,13 @@ __all__ = [
     "AlreadyOut", "AlreadyPassed", "BadExchange", "CannotPassLead", "CardNotInHand",
     "DuplicateCard", "GameOver", "GroupOnStraight", "IllegalAction", "InvalidAction",
     "InvalidRules", "JokerUnnamed", "NotAPlay", "NotStrongEnough", "NotYourTurn",
-    "OptionDisabled", "PresidentError", "StraightOnGroup", "SuitLocked", "UnknownCard", "UnknownOption", "UnknownPreset",
+    "OptionDisabled", "PresidentError", "StraightOnGroup", "SuitLocked", "UnknownCard",
+    "UnknownOption", "UnknownPreset",
     "WrongPhase", "WrongSize",
     "CardsGiven", "Event", "ExchangeDone", "Passed", "Played", "Revolution", "RoundEnded",
     "RoundStarted", "SeriesEnded", "Skipped", "TrickWon", "WentOut",
     "LegalActions", "apply", "apply_unchecked", "check", "deal", "is_legal", "legal_actions",
-    "new_series", "new_series_with_events", "replay", "round_deal",
+    "new_series", "new_series_with_events", "replay", "round_deal", "round_from_hands",
     "ExchangeView", "HistoryEntry", "View", "observe", "redact",
     "Exchange", "Outcome", "Role", "RoundResult", "Termination", "roles_by_place",
     "PASS", "Action", "Give", "Play", "PlayKind", "parse_action",

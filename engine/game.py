@@ -84,6 +84,18 @@ def new_series_with_events(rules: Rules, seed: int) -> tuple[State, list[Event]]
     return _start_round(blank, 1, None, events), events
 
 
+def round_from_hands(rules: Rules, hands: Sequence[int], seed: int = 0) -> State:
+    """Round 1 of a series played from given hands instead of a deal (a game log's, a
+    game server's): the play phase at its first lead, as ``rules.first_lead`` says."""
+    if len(hands) != rules.players:
+        raise ValueError(f"{len(hands)} hands for {rules.players} players")
+    try:
+        leader = _round_leader(rules, hands, None)
+    except StopIteration:
+        raise ValueError("no hand holds the card that leads the first round") from None
+    return new_series(rules, seed)._replace(hands=tuple(hands), to_act=leader, leader=leader)
+
+
 # --- whose turn, what is legal -----------------------------------------------------------
 
 

@@ -9,12 +9,13 @@ from typing import Sequence
 
 from benchmarks import cli as bench
 from president_cli import (
-    ai_worker, api, celery_roles, db, health, keys, rules, tournament, up,
+    ai_worker, api, celery_roles, db, health, keys, rules, tournament, uecda, up,
 )
 from services.errors import ServiceError
 
 # In the order `president --help` lists them.
-COMMANDS = (bench, ai_worker, tournament, api, celery_roles, up, health, db, keys, rules)
+COMMANDS = (bench, ai_worker, tournament, api, celery_roles, up, health, db, keys, rules,
+            uecda)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -283,7 +283,9 @@ def string_fields(message: Message, path: str = "") -> Iterator[tuple[str, str]]
 def card_texts(text: str) -> list[Card] | None:
     """The cards named in an action or card text; None when the text is not made of card
     names (a level name, a rules option value)."""
-    tokens = text.replace("-", " ").split()
+    # a joker naming the card it stands for ("JR=7S", the suit lock) puts down the joker:
+    # the named card is the player's choice of suit, not a card seen
+    tokens = [t.split("=", 1)[0] for t in text.replace("-", " ").split()]
     cards = []
     for token in tokens:
         if token.lower() in WORDS:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine import (
-    CannotPassLead, JokerUnnamed, NotAPlay, NotStrongEnough, OptionDisabled, Phase, Play, Role, Rules, State,
-    SuitLocked, WrongSize, apply, legal_actions, new_series, parse_action, round_deal,
+    CannotPassLead, JokerUnnamed, NotAPlay, NotStrongEnough, OptionDisabled, Phase, Play, Role,
+    Rules, State, SuitLocked, WrongSize, apply, legal_actions, new_series, parse_action, round_deal,
 )
 from engine.events import (
     ExchangeDone, Passed, Revolution, RoundEnded, RoundStarted, TrickWon,
