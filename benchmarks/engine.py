@@ -17,12 +17,13 @@ from typing import Any, Callable
 from engine import Rules, apply, apply_unchecked, legal_actions, new_series
 from engine.game import generate
 
-# The rulesets the issue names: the three presets and every trick option at once.
+# The rulesets the issues name: the three presets, every trick option at once, UECda's.
 RULESETS: dict[str, Rules] = {
     "classic": Rules.preset("classic", rounds=1),
     "cardverse": Rules.preset("cardverse"),
     "club": Rules.preset("club"),
     "full": Rules.preset("full", rounds=1),
+    "uecda": Rules.preset("uecda", rounds=1),
 }
 
 

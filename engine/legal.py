@@ -32,6 +32,7 @@ from engine.plays import (
 from engine.rules import Rules
 
 _MAX_RANK = RANKS - 1  # the 2
+_GROUP = PlayKind.GROUP
 _JOKERS = (1 << 52, 1 << 53)
 SPADE_THREE = 1 << 3  # rank 3 (0), spades (suit 3): beats the single joker where allowed
 
@@ -226,16 +227,18 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
     then ``pass``."""
     out: list[Play] = []
     kind = top.kind
-    if kind is PlayKind.GROUP:
-        if top.size == 5:
+    if kind is _GROUP:
+        size = top.size
+        if not hand & JOKER_BITS:  # the common case first: no joker in hand, no group of 5
+            if size < 5:
+                _plain_groups(hand & _BEATING_MASK[top.rank, reversed_, rules.equal_match],
+                              size, reversed_, out)
+        elif size == 5:
             _five_card_groups(hand, _BEATING[top.rank, reversed_, rules.equal_match], out)
-        elif hand & JOKER_BITS:
-            _groups(hand, top.size, _BEATING[top.rank, reversed_, rules.equal_match], out)
         else:
-            beating = hand & _BEATING_MASK[top.rank, reversed_, rules.equal_match]
-            _plain_groups(beating, top.size, reversed_, out)
-        if top.size == 1:
-            _single_jokers(hand, out)
+            _groups(hand, size, _BEATING[top.rank, reversed_, rules.equal_match], out)
+            if size == 1:
+                _single_jokers(hand, out)
     elif kind is PlayKind.STRAIGHT and top.size <= hand.bit_count():
         _straights(hand, top.size, reversed_, out, _straight_needs(top, rules, reversed_),
                    rules.jokers_extend_straights)
