@@ -42,9 +42,20 @@ def _client(args: argparse.Namespace) -> int:
     from workers.uecda.client import play_match
 
     logging.basicConfig(level=args.loglevel, format="%(asctime)s %(levelname)s %(message)s")
-    summary = play_match(args.host, args.port, args.level, args.name, seed=args.seed)
+    try:
+        summary = play_match(args.host, args.port, args.level, args.name, seed=args.seed)
+    except OSError as error:  # refused, unreachable: said in a line, not a traceback
+        raise ValueError(f"cannot reach the UECda server at {args.host}:{args.port}: "
+                         f"{error}") from None
     print(json.dumps(summary), file=sys.stdout)
     return 0
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"a TCP port is 1 to 65535, not {port}")
+    return port
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,7 +67,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     replay.set_defaults(func=_replay)
     client = commands.add_parser("client", help="play one seat of a UECda server")
     client.add_argument("--host", default="127.0.0.1")
-    client.add_argument("--port", type=int, default=42485)
+    client.add_argument("--port", type=_port, default=42485)
     client.add_argument("--level", default="normal", choices=LEVELS)
     client.add_argument("--name", default="president", help="at most 9 characters are sent")
     client.add_argument("--seed", type=int, default=0, help="the AI level's seed")

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from president_cli.main import main
 from uecda_server import Server
 from workers.uecda.client import play_match
 from workers.uecda.tables import TABLE_BYTES
@@ -95,8 +96,7 @@ def test_a_closed_connection_ends_the_client_without_an_error() -> None:
     assert all(r["disconnected"] and r["games"] == 0 for r in results)
 
 
-@pytest.mark.parametrize("port_kind", ["refused"])
-def test_no_server_is_a_clear_error(port_kind: str) -> None:
+def test_no_server_is_a_clear_error() -> None:
     server = Server(games=1)
     port = server.port
     server.listener.close()
@@ -119,3 +119,15 @@ def test_the_president_uecda_client_command_plays_a_seat() -> None:
     assert summary["player"] == 0 and summary["games"] == 2 and summary["unreadable"] == 0
     assert [summary["places"], *(r["places"] for r in others)] == \
         [list(p) for p in zip(*server.places)]
+
+
+def test_the_command_says_in_a_line_when_no_server_answers(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    server = Server(games=1)
+    port = server.port
+    server.listener.close()
+    assert main(["uecda", "client", "--port", str(port)]) == 2
+    assert f"cannot reach the UECda server at 127.0.0.1:{port}" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["uecda", "client", "--port", "70000"])
+    assert "1 to 65535" in capsys.readouterr().err
