@@ -229,20 +229,22 @@ def replay(rules: Rules, seed: int, actions: Iterable[Action]) -> State:
     return state
 
 
+# _AFTER[n][seat]: the seats after ``seat`` around a table of n, ``seat`` itself last
+_AFTER = [[tuple((seat + step) % n for step in range(1, n + 1)) for seat in range(n)]
+          for n in range(9)]
+
+
 def _next_seat(hands: Sequence[int], passed: int, after: int) -> int:
     """The next seat after ``after`` still in the round that has not passed, or -1."""
-    n = len(hands)
-    for step in range(1, n + 1):
-        seat = (after + step) % n
+    for seat in _AFTER[len(hands)][after]:
         if hands[seat] and not passed >> seat & 1:
             return seat
     return -1
 
 
-def _closes(rules: Rules, play: Play, reversed_: bool, previous: Play | None) -> bool:
-    """Closing plays end the trick at once. Judged in the order in force when played."""
-    if previous is not None and previous.kind is _JOKER:
-        return True  # (only the 3 of spades goes on the single joker, where it may)
+def _closes(rules: Rules, play: Play, reversed_: bool) -> bool:
+    """Closing plays end the trick at once (with any play on the single joker: only the
+    3 of spades goes there, where it may). Judged in the order in force when played."""
     if play.kind is _GROUP:
         if rules.twos_close and play.rank == (_THREE if reversed_ else _TWO):
             return True
@@ -273,7 +275,8 @@ def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event
     previous = trick[-1][1] if trick else None
     trick += ((seat, play),)
     reversed_ = state.reversed
-    closes = _closes(rules, play, reversed_, previous)
+    closes = (previous is not None and previous.kind is _JOKER) or (
+        (rules.twos_close or rules.eights_close) and _closes(rules, play, reversed_))
     if rules.revolution and ((play.kind is _GROUP and play.size >= 4) or (
             rules.straight_revolution and play.kind is _STRAIGHT and play.size >= 5)):
         reversed_ = not reversed_

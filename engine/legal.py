@@ -130,16 +130,19 @@ def _plain_groups(naturals: int, size: int, reversed_: bool, out: list[Play]) ->
             naturals &= -1 << ((r + 1) << 2)
 
 
+# _SIZES[r][nib]: (size, the joker-free groups of that size) for each size nib allows.
+_SIZES = [[tuple((k, _BY_SIZE[r][nib][k]) for k in range(1, nib.bit_count() + 1))
+           for nib in range(16)] for r in range(RANKS)]
+
+
 def _plain_leads(naturals: int, reversed_: bool) -> list[list[Play]]:
     """Fast path without jokers: all groups by size, in one visit of the ranks."""
     by_size: list[list[Play]] = [[], [], [], [], []]
     while naturals:
         # the weakest rank left in the order in force
         r = (naturals.bit_length() - 1 if reversed_ else (naturals & -naturals).bit_length() - 1) >> 2
-        nib = (naturals >> (r << 2)) & 15
-        row = _BY_SIZE[r][nib]
-        for k in range(1, nib.bit_count() + 1):
-            by_size[k].extend(row[k])
+        for k, groups in _SIZES[r][(naturals >> (r << 2)) & 15]:
+            by_size[k].extend(groups)
         naturals &= ~(15 << (r << 2))
     return by_size
 
