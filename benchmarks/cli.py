@@ -18,7 +18,12 @@ def _print(report: dict[str, Any], as_json: bool,
 
 
 def _engine(args: argparse.Namespace) -> int:
-    from benchmarks.engine import bench_engine, format_engine
+    from benchmarks.engine import bench_engine, format_engine, play_rounds
+
+    if args.play is not None:  # a fixed workload, untimed: for an instruction counter (callgrind)
+        print(json.dumps({"ruleset": args.ruleset, "rounds": args.play,
+                          "actions": play_rounds(args.ruleset, args.play, args.seed)}))
+        return 0
 
     report = bench_engine(seconds=args.seconds, seed=args.seed)
     return _print(report, args.json, format_engine)
@@ -106,6 +111,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     engine.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per ruleset")
     engine.add_argument("--seed", type=int, default=1)
     engine.add_argument("--json", action="store_true", help="print JSON")
+    engine.add_argument("--play", type=int, default=None, metavar="N",
+                        help="only play N random rounds of --ruleset, untimed (to count "
+                        "instructions: see docs/performance.md)")
+    engine.add_argument("--ruleset", default="classic", help="with --play: a preset name")
     engine.set_defaults(func=_engine)
 
     ai = bench_sub.add_parser("ai", help="gRPC Decide latency per level and throughput")

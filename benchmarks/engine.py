@@ -49,6 +49,14 @@ def play_random_round_checked(rules: Rules, seed: int, rng: random.Random) -> in
     return actions
 
 
+def play_rounds(preset: str, count: int, seed: int) -> int:
+    """``count`` random rounds of ``preset``, the benchmark's own: the same actions on
+    every run (the count of instructions they take is what callgrind measures)."""
+    rules = Rules.preset(preset, rounds=1)
+    rng = random.Random(seed)
+    return sum(play_random_round(rules, i, rng) for i in range(count))
+
+
 PlayRound = Callable[[Rules, int, random.Random], int]
 
 

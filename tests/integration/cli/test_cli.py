@@ -19,7 +19,7 @@ from president_cli.main import main
 def test_bench_engine_json_has_every_ruleset_and_figure(capsys: object) -> None:
     assert main(["bench", "engine", "--seconds", "0.05", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
-    assert set(report["rulesets"]) == {"classic", "cardverse", "club", "full"}
+    assert set(report["rulesets"]) == {"classic", "cardverse", "club", "full", "uecda"}
     for figures in report["rulesets"].values():
         assert figures["rounds"] >= 1
         assert figures["actions"] > figures["rounds"]  # a round takes many actions
@@ -31,7 +31,19 @@ def test_bench_engine_text_is_a_table(capsys: object) -> None:
     assert main(["bench", "engine", "--seconds", "0.05"]) == 0
     lines = capsys.readouterr().out.splitlines()  # type: ignore[attr-defined]
     assert lines[0].split()[:3] == ["ruleset", "rounds/s", "actions/s"]
-    assert [line.split()[0] for line in lines[1:]] == ["classic", "cardverse", "club", "full"]
+    assert [line.split()[0] for line in lines[1:]] == ["classic", "cardverse", "club", "full",
+                                                       "uecda"]
+
+
+def test_bench_engine_play_is_a_fixed_workload(capsys: object) -> None:
+    """``--play N``: the same N rounds every run (what an instruction count compares)."""
+    runs = []
+    for _ in range(2):
+        assert main(["bench", "engine", "--play", "3", "--ruleset", "uecda"]) == 0
+        runs.append(json.loads(capsys.readouterr().out))  # type: ignore[attr-defined]
+    assert runs[0] == runs[1] and runs[0]["rounds"] == 3 and runs[0]["actions"] > 3 * 20
+    assert main(["bench", "engine", "--play", "0"]) == 0
+    assert json.loads(capsys.readouterr().out)["actions"] == 0  # type: ignore[attr-defined]
 
 
 def test_rules_lists_presets_and_options(capsys: object) -> None:
