@@ -5,11 +5,13 @@ Order of ``legal_actions`` (documented, deterministic):
 1. Exchange phase: every set of the owed number of cards, as
    ``itertools.combinations`` of the hand in canonical card order (so the
    lowest cards come first).
-2. Leading a trick: groups by size (singles, pairs, triples, quads); within a
-   size, ranks from weakest to strongest in the order in force; within a rank,
-   more natural cards before more jokers, then by suit bits; the single jokers
-   follow the singles. Then straights by length, weakest to strongest in the
-   order in force, then by suit.
+2. Leading a trick: groups by size (singles, pairs, triples, quads, then groups
+   of five); within a size, ranks from weakest to strongest in the order in
+   force; within a rank, more natural cards before more jokers, then by suit
+   bits; the single jokers follow the singles. Then straights by length,
+   weakest to strongest in the order in force, then by suit. Under the suit
+   lock a group with a joker comes once per card its joker may name, in suit
+   order. With ``lead_pass``, ``pass`` last.
 3. Following: the plays of the trick's kind and size that beat (or, with equal
    match, equal) the top play, in the same order, then ``pass`` last.
 
