@@ -47,10 +47,11 @@ class Stats:
 
 class Server:
     def __init__(self, games: int = 3, seed: int = 0, reject_every: int = 0,
-                 garbage_turn: int = -1, close_after: int = -1) -> None:
+                 garbage_turn: int = -1, close_after: int = -1,
+                 garbage_deal: int = -1) -> None:
         self.games, self.seed = games, seed
         self.reject_every, self.garbage_turn = reject_every, garbage_turn
-        self.close_after = close_after
+        self.close_after, self.garbage_deal = close_after, garbage_deal
         self.stats = Stats()
         self.places: list[list[int]] = []  # each game's place of each player
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -105,6 +106,8 @@ class Server:
             elif roles and roles[seat] is Role.VICE_PRESIDENT:
                 cells[5 * COLUMNS + 1] = 1
             cells[5 * COLUMNS + 3] = 6
+            if p == 0 and state.round_no - 1 == self.garbage_deal:
+                cells[4 * COLUMNS + 9] = 3  # no hand cell holds a 3
             self._status_row6(cells, [dealt[s].bit_count() for s in range(PLAYERS)], classes,
                               player_at)
             conn.sendall(tables.encode(cells))

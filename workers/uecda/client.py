@@ -118,7 +118,12 @@ def play_match(host: str, port: int, level: str, name: str, *, seed: int = 0,
 
 def _play_game(sock: socket.socket, summary: Summary, level: str, seed: int) -> int:
     deal = _read_table(sock)
-    game = _new_game(deal, summary)
+    try:
+        game = _new_game(deal, summary)
+    except TableError as error:  # then every turn of this game is answered by a pass
+        summary.unreadable += 1
+        log.warning("uecda game %d deal table: %s; passing this game", summary.games, error)
+        game = Game(summary.games, summary.player, list(range(PLAYERS)), None)
     gift = max(cell(deal, 5, 1), 0)  # (other servers send -1 or -2 for none)
     if gift:
         sock.sendall(tables.encode(_choose_gift(game, deal, gift, level, seed, summary)))
@@ -179,6 +184,10 @@ def _choose_gift(game: Game, deal: Table, count: int, level: str, seed: int,
         summary.unreadable += 1
         log.warning("uecda game %d exchange: %s; the server chooses", game.number, error)
         return [0] * tables.CELLS
+    except Exception:  # (as for a play)
+        summary.unreadable += 1
+        log.exception("uecda game %d exchange: the server chooses", game.number)
+        return [0] * tables.CELLS
 
 
 def _after_tribute(game: Game, dealt: list[int]) -> list[int]:
@@ -211,6 +220,10 @@ def _choose_play(game: Game, hand: Table, level: str, seed: int, summary: Summar
         summary.unreadable += 1
         log.warning("uecda game %d turn %d: %s; answered with a pass",
                     game.number, game.turn, error, exc_info=log.isEnabledFor(logging.DEBUG))
+        return [0] * tables.CELLS
+    except Exception:  # a bug of ours must not end the match: logged with its traceback
+        summary.unreadable += 1
+        log.exception("uecda game %d turn %d: answered with a pass", game.number, game.turn)
         return [0] * tables.CELLS
 
 

@@ -131,3 +131,11 @@ def test_the_command_says_in_a_line_when_no_server_answers(
     with pytest.raises(SystemExit):
         main(["uecda", "client", "--port", "70000"])
     assert "1 to 65535" in capsys.readouterr().err
+
+
+def test_an_unreadable_deal_is_played_out_by_passes() -> None:
+    server = Server(games=2, seed=7, garbage_deal=1).start()  # game 2, player 0
+    results = _match(server)
+    assert results[0]["games"] == 2 and results[0]["unreadable"] >= 1
+    assert all(not r["disconnected"] for r in results)
+    assert all(r["unreadable"] == 0 for r in results[1:])
