@@ -22,7 +22,9 @@ from engine.game import (
     new_series_with_events, replay, round_deal, round_from_hands,
 )
 from engine.observe import ExchangeView, HistoryEntry, View, observe, redact
-from engine.outcome import Exchange, Outcome, Role, RoundResult, Termination, roles_by_place
+from engine.outcome import (
+    Exchange, Outcome, Role, RoundResult, Termination, exchange_pairs, roles_by_place,
+)
 from engine.plays import PASS, Action, Give, Play, PlayKind, parse_action
 from engine.rules import PRESETS, FirstLead, LaterLead, Rules, describe_options
 from engine.state import Phase, State
@@ -40,7 +42,8 @@ __all__ = [
     "LegalActions", "apply", "apply_unchecked", "check", "deal", "is_legal", "legal_actions",
     "new_series", "new_series_with_events", "replay", "round_deal", "round_from_hands",
     "ExchangeView", "HistoryEntry", "View", "observe", "redact",
-    "Exchange", "Outcome", "Role", "RoundResult", "Termination", "roles_by_place",
+    "Exchange", "Outcome", "Role", "RoundResult", "Termination", "exchange_pairs",
+    "roles_by_place",
     "PASS", "Action", "Give", "Play", "PlayKind", "parse_action",
     "PRESETS", "FirstLead", "LaterLead", "Rules", "describe_options",
     "Phase", "State",

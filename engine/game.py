@@ -21,7 +21,7 @@ from engine.events import (
     CardsGiven, Event, ExchangeDone, Passed, Played, Revolution, RoundEnded, RoundStarted,
     SeriesEnded, Skipped, TrickWon, WentOut,
 )
-from engine.outcome import Exchange, Role, RoundResult, roles_by_place
+from engine.outcome import Exchange, Role, RoundResult, exchange_pairs, roles_by_place
 from engine.plays import PASS, Action, Give, Play, PlayKind
 from engine.rules import FirstLead, LaterLead, Rules
 from engine.state import LogEntry, Phase, RoundLog, State
@@ -429,7 +429,7 @@ def _start_round(state: State, round_no: int, roles: tuple[Role, ...] | None,
     assert roles is not None
     exchanges: list[Exchange] = []
     pending: list[tuple[int, int, int]] = []
-    for low, high, count in _exchange_pairs(rules.players):
+    for low, high, count in exchange_pairs(rules.players):
         giver, receiver = roles.index(low), roles.index(high)
         best = highest_cards(hands[giver], count)
         hands[giver] ^= best
@@ -439,14 +439,6 @@ def _start_round(state: State, round_no: int, roles: tuple[Role, ...] | None,
         pending.append((receiver, giver, count))
     return fresh._replace(phase=Phase.EXCHANGE, hands=tuple(hands), to_act=pending[0][0],
                           pending=tuple(pending), exchanges=tuple(exchanges))
-
-
-def _exchange_pairs(players: int) -> list[tuple[Role, Role, int]]:
-    """(who gives best cards, who receives them and gives back, how many)."""
-    pairs = [(Role.TROU, Role.PRESIDENT, 2)]
-    if players >= 4:
-        pairs.append((Role.VICE_TROU, Role.VICE_PRESIDENT, 1))
-    return pairs
 
 
 def _round_leader(rules: Rules, hands: Sequence[int], roles: tuple[Role, ...] | None) -> int:

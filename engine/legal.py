@@ -333,10 +333,14 @@ def gives(hand: int, count: int) -> list[Give]:
 # --- checking ------------------------------------------------------------------------
 
 
+def suit_letters(suits: int) -> str:
+    """``HS`` for hearts and spades: a suit set's suits in canonical order."""
+    return "".join(SUIT_CHARS[s] for s in range(4) if suits >> s & 1)
+
+
 def format_suits(suits: int) -> str:
-    """``HS`` for hearts and spades: a suit set in canonical suit order."""
-    return "".join(SUIT_CHARS[s] for s in range(4) if suits >> s & 1) + \
-        ("+joker" if suits >> 4 & 1 else "")
+    """A suit set as text, with ``+joker`` for a group of five's joker row."""
+    return suit_letters(suits) + ("+joker" if suits >> 4 & 1 else "")
 
 
 def _check_joker_group(play: Play, rules: Rules) -> None:
@@ -346,7 +350,7 @@ def _check_joker_group(play: Play, rules: Rules) -> None:
     if play.size < 5 and rules.suit_lock and not play.names_joker_suits:
         raise JokerUnnamed(f"under the suit lock a joker names the card it stands for, "
                            f"as in '{play.cards[0]} JR=…': {play} does not")
-    if play.size < 5 and not rules.suit_lock and play.suits.bit_count() == play.size:
+    if play.size < 5 and not rules.suit_lock and play.names_joker_suits:
         raise OptionDisabled(f"{play}: a joker names its card only under the suit lock")
 
 

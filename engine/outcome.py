@@ -37,6 +37,14 @@ def roles_by_place(players: int) -> tuple[Role, ...]:
     return (Role.PRESIDENT, Role.VICE_PRESIDENT, *middle, Role.VICE_TROU, Role.TROU)
 
 
+def exchange_pairs(players: int) -> tuple[tuple[Role, Role, int], ...]:
+    """The exchange: (who gives their best cards, who receives them and gives back as
+    many of their choice, how many)."""
+    if players >= 4:
+        return ((Role.TROU, Role.PRESIDENT, 2), (Role.VICE_TROU, Role.VICE_PRESIDENT, 1))
+    return ((Role.TROU, Role.PRESIDENT, 2),)
+
+
 @dataclass(frozen=True, slots=True)
 class Exchange:
     """Cards moved from one seat to another before a round's first lead."""

@@ -10,7 +10,7 @@ from flask import Response, jsonify
 from engine import (
     PRESETS, ExchangeView, Outcome, Rules, View, describe_options,
 )
-from engine.cards import SUIT_CHARS
+from engine.legal import suit_letters
 from engine.snapshot import event_to_dict
 from services.domain import SERVICE_EVENTS, GameSummary, Seat
 from services.views import EventView, GameView
@@ -36,7 +36,7 @@ def view_json(v: View) -> dict[str, Any]:
         "to_act": v.to_act, "hand": [str(c) for c in v.hand], "hand_sizes": list(v.hand_sizes),
         "trick": [{"seat": s, "play": str(p)} for s, p in v.trick],
         "discard": [str(c) for c in v.discard], "reversed": v.reversed,
-        "locked_suits": [SUIT_CHARS[s] for s in range(4) if v.lock >> s & 1],
+        "locked_suits": list(suit_letters(v.lock)),
         "passed": list(v.passed), "went_out": list(v.went_out), "penalized": list(v.penalized),
         "roles": None if v.roles is None else [r.value for r in v.roles],
         "scores": list(v.scores), "leader": v.trick_leader,

@@ -19,7 +19,7 @@ from typing import Any
 from engine import Give, Play, PlayKind, Role, Rules, State, observe, round_from_hands
 from engine.cards import deck_mask
 from engine.legal import lock_of
-from engine.outcome import roles_by_place
+from engine.outcome import exchange_pairs, roles_by_place
 from engine.state import LogEntry, Phase
 from workers.ai import decide
 from workers.uecda import tables
@@ -195,8 +195,7 @@ def _after_tribute(game: Game, dealt: list[int]) -> list[int]:
     went to the Daifugō, the Hinmin's strongest to the Fugō (§3.2, §6.4)."""
     assert game.roles is not None
     counts = list(dealt)
-    for lower, upper, count in ((Role.TROU, Role.PRESIDENT, 2),
-                                (Role.VICE_TROU, Role.VICE_PRESIDENT, 1)):
+    for lower, upper, count in exchange_pairs(PLAYERS):
         counts[game.roles.index(lower)] -= count
         counts[game.roles.index(upper)] += count
     counts[game.seat] = game.hand.bit_count()

@@ -12,15 +12,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import (
-    IllegalAction, InvalidAction, Rules, State, WentOut, apply, round_from_hands,
+    IllegalAction, InvalidAction, Rules, State, WentOut, apply, exchange_pairs, roles_by_place,
+    round_from_hands,
 )
 from engine.cards import highest_cards
 from workers.uecda.log import LoggedGame, MatchLog
 from workers.uecda.notation import move_from_token
 
 RULES = Rules.preset("uecda", rounds=1)
-DAIFUGO, FUGO, HINMIN, DAIHINMIN = 0, 1, 3, 4
-_TRIBUTES = ((DAIHINMIN, DAIFUGO, 2), (HINMIN, FUGO, 1))  # (lower, upper, cards)
+_ROLES = roles_by_place(RULES.players)  # a log's class k is the role of place k
+_TRIBUTES = tuple((_ROLES.index(lower), _ROLES.index(upper), count)
+                  for lower, upper, count in exchange_pairs(RULES.players))
 
 
 @dataclass
