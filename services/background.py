@@ -41,13 +41,12 @@ class BackgroundScheduler:
         self._thread: threading.Thread | None = None
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
+                delay_s: float = 0.0) -> None:
         """Queued, and played once the caller's request is over (no pacing here)."""
         self._turns.put(Turn(game_id, seat, version))
         self._start()
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
-                   sent_at: datetime | None = None) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
         pass  # no timer in process: time limits are the Celery scheduler's
 
     def recover(self, now: datetime | None = None) -> int:

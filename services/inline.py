@@ -10,7 +10,6 @@ the turns (queued, as the relay's transaction is still open), then they are play
 from __future__ import annotations
 
 import threading
-from datetime import datetime
 from typing import Callable
 
 from services.commands import Turn
@@ -26,11 +25,10 @@ class InlineScheduler:
         self._local = threading.local()
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
+                delay_s: float = 0.0) -> None:
         self._queue().append(Turn(game_id, seat, version))
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
-                   sent_at: datetime | None = None) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
         pass  # no timer in process: time limits are the Celery scheduler's
 
     def play_queued(self) -> None:

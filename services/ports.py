@@ -455,11 +455,11 @@ class TurnScheduler(Protocol):
     (``handlers.outbox``). May raise: the message then stays in the outbox."""
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
+                delay_s: float = 0.0) -> None:
         """AI ``seat`` is to act at ``version``: have ``engine`` play it, after ``delay_s``.
-        ``sent_at``: when the move wrote it (the database's clock), from which a
-        scheduler with a queue lets the message expire (the sweeper sends it again)."""
+        A scheduler with a queue lets the message expire a while after it is due, counted
+        from now: the turn's due time in the store is no earlier (a late hand-over moves
+        it), and the sweeper waits past it before it sends the turn again."""
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
-                   sent_at: datetime | None = None) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
         """Human ``seat`` is to act at ``version`` and has ``timeout_s`` to do so."""

@@ -33,11 +33,10 @@ class Recorder:
         self.calls: list[tuple[Any, ...]] = []
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
+                delay_s: float = 0.0) -> None:
         self.calls.append(("ai", game_id, seat, version, engine, delay_s))
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
-                   sent_at: datetime | None = None) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
         self.calls.append(("human", game_id, seat, version, timeout_s))
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar, Unpack
 
 from sqlalchemy import (
-    ColumnElement, Select, Table, and_, bindparam, delete, func, insert, or_, select, text,
+    ColumnElement, Row, Select, Table, and_, bindparam, delete, func, insert, or_, select, text,
     update,
 )
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -481,6 +481,27 @@ def _seat_values(seat: Seat) -> dict[str, object]:
             "host": seat.host, "connected": seat.connected}
 
 
+# A message handed over this long after its move wrote it (a relay held up, a broker slow
+# to take it) moves its turn's due time to the hand-over: its queue's copy expires that
+# long after it is due from then on, and the sweeper waits for that.
+LATE_S = 0.25
+_MOVE_DUE = (update(_table(GameRow))
+             .where(GameRow.id == bindparam("b_game"), GameRow.version == bindparam("b_version"),
+                    GameRow.turn_due_at < bindparam("b_due"))
+             .values(turn_due_at=bindparam("b_due")))
+
+
+ClaimedRow = Row[Unpack[tuple[Any, ...]]]
+
+
+def _due_from_hand_over(session: Session, rows: Sequence[ClaimedRow], now: datetime) -> None:
+    late = [{"b_game": r.game_id, "b_version": r.version,
+             "b_due": now + timedelta(milliseconds=r.delay_ms)}
+            for r in rows if now - aware(r.created_at) > timedelta(seconds=LATE_S)]
+    if late:
+        session.connection().execute(_MOVE_DUE, late)
+
+
 class SqlOutbox:
     """The ``Outbox`` port: a claim deletes the oldest rows no other relay has locked
     (``SKIP LOCKED`` on PostgreSQL; SQLite has one writer at a time), which the unit of
@@ -499,12 +520,17 @@ class SqlOutbox:
             return []
         oldest = (select(OutboxRow.id).order_by(OutboxRow.id).limit(limit)
                   .with_for_update(skip_locked=True))
+        now = clock(session)  # the hand-over's time: PostgreSQL's read in the statement
+        read_now = () if isinstance(now, datetime) else (now.label("now"),)
         rows = session.execute(
             delete(OutboxRow).where(OutboxRow.id.in_(oldest.scalar_subquery()))
             .returning(OutboxRow.id, OutboxRow.game_id, OutboxRow.version, OutboxRow.seat,
                        OutboxRow.engine, OutboxRow.delay_ms, OutboxRow.created_at,
-                       OutboxRow.trace)
+                       OutboxRow.trace, *read_now)
             .execution_options(synchronize_session=False)).all()
+        if rows:
+            _due_from_hand_over(session, rows, now if isinstance(now, datetime)
+                                else aware(rows[0].now))
         return [TurnMessage(r.game_id, r.version, r.seat, r.engine, r.delay_ms / 1000,
                             aware(r.created_at), r.trace) for r in sorted(rows)]
 

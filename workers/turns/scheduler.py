@@ -3,14 +3,13 @@ queue (and its ``WebhookQueue``: each webhook message an attempt task; its
 ``ReviewQueue``: each review a task; the rater and the matcher, ``CeleryNudge``). Tasks are sent
 by name, so the sender never imports the task code.
 
-Each message expires ``turn_expires_s`` after it is due, counted from when the move
-wrote it (the database's clock): a turn the sweeper sends again (``handlers.turns.
-sweep``) never finds an older copy still waiting to start."""
+Each message expires ``turn_expires_s`` after it is due, counted from its hand-over (a
+late hand-over moves the turn's due time in the store with it): a turn the sweeper sends
+again (``handlers.turns.sweep``) never finds an older copy still waiting to start."""
 
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta
 from typing import Callable
 
 from celery import Celery
@@ -34,23 +33,19 @@ class CeleryScheduler:
         self.turn_expires_s = turn_expires_s
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0, sent_at: datetime | None = None) -> None:
-        self._send("president.ai_turn", (game_id, seat, version), queue_for(engine), delay_s,
-                   sent_at)
+                delay_s: float = 0.0) -> None:
+        self._send("president.ai_turn", (game_id, seat, version), queue_for(engine), delay_s)
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
-                   sent_at: datetime | None = None) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
         if timeout_s <= COUNTDOWN_LIMIT_S:
             self._send("president.turn_timeout", (game_id, seat, version), MAINTENANCE_QUEUE,
-                       timeout_s, sent_at)
+                       timeout_s)
 
-    def _send(self, task: str, args: tuple[str, int, int], queue: str, delay_s: float,
-              sent_at: datetime | None) -> None:
+    def _send(self, task: str, args: tuple[str, int, int], queue: str, delay_s: float) -> None:
         """Raises when the broker cannot take it: the message stays in the outbox."""
-        expires = (None if sent_at is None
-                   else sent_at + timedelta(seconds=delay_s + self.turn_expires_s))
         self.app.send_task(task, args=args, queue=queue, countdown=delay_s or None,
-                           expires=expires, retry=True, retry_policy=PUBLISH_RETRY)
+                           expires=delay_s + self.turn_expires_s, retry=True,
+                           retry_policy=PUBLISH_RETRY)
 
 
 class CeleryWebhooks:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import os
 import threading
 import time
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 import pytest
-from sqlalchemy import Engine, func, select, text
+from sqlalchemy import Engine, func, select, text, update
 
 from databases import PG_URL, fresh
 from engine import observe
@@ -27,8 +27,9 @@ from services.handlers.turns import Sweep, sweep
 from services.relay import Relay
 from services.store import Store
 from services.store.db import in_schema, make_engine
-from services.store.models import OutboxRow
+from services.store.models import GameRow, OutboxRow
 from services.store.outbox import PostgresLead
+from services.store.timing import aware
 from workers.ai import LEVELS, decide
 
 HUMANS = (SeatSpec("human"),) * 4
@@ -151,6 +152,47 @@ def test_the_sent_time_is_the_database_s(store: Store) -> None:
     assert len(claimed) == 1 and isinstance(claimed[0], TurnMessage)
     sent = claimed[0].sent_at
     assert isinstance(sent, datetime) and sent.tzinfo is not None
+
+
+def _times(db: Engine, game_id: str) -> tuple[datetime, datetime]:
+    """The game's turn due time and its message's writing time."""
+    with db.connect() as c:
+        due = c.scalar(select(GameRow.turn_due_at).where(GameRow.id == game_id))
+        written = c.scalar(select(OutboxRow.created_at).where(OutboxRow.game_id == game_id))
+    assert due is not None and written is not None
+    return aware(due), aware(written)
+
+
+def _written_ago(db: Engine, game_id: str, seconds: float) -> None:
+    """The game's move and its message written ``seconds`` earlier than they were."""
+    due, written = _times(db, game_id)
+    back = timedelta(seconds=seconds)
+    with db.begin() as c:
+        c.execute(update(GameRow).where(GameRow.id == game_id)
+                  .values(turn_due_at=due - back, updated_at=due - back))
+        c.execute(update(OutboxRow).where(OutboxRow.game_id == game_id)
+                  .values(created_at=written - back))
+
+
+def test_a_message_handed_over_late_moves_its_turn_s_due_time_to_the_hand_over(
+        store: Store, db: Engine) -> None:
+    """A relay held up (or a slow broker): the copy it hands over expires counted from the
+    hand-over, so the game's turn is due from then, and the sweeper leaves it alone until
+    that copy can no longer be live. A message handed over in time moves nothing."""
+    late, on_time = (create_game(CreateGame("classic", AIS, seed=seed), store.uow(),
+                                 LEVELS).game.game_id for seed in (1, 2))
+    _written_ago(db, late, 5.0)
+    due_on_time = _times(db, on_time)[0]
+    before = datetime.now(timezone.utc)
+    with store.uow() as uow:
+        assert {m.game_id for m in uow.outbox.claim(10)} == {late, on_time}
+        uow.commit()
+    with db.connect() as c:
+        dues = dict(c.execute(select(GameRow.id, GameRow.turn_due_at)
+                              .where(GameRow.id.in_([late, on_time]))).all())
+    assert aware(dues[on_time]) == due_on_time
+    assert aware(dues[late]) >= before - timedelta(seconds=1)  # was 5 s before
+    assert sweep(store.uow(), after_s=2.0) == Sweep(0, 0)  # neither stalled
 
 
 # --- PostgreSQL: one leader, woken by the commit's notice ---------------------------------
