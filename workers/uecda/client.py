@@ -16,22 +16,23 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import Give, Play, PlayKind, Role, Rules, State, observe, round_from_hands
+from engine import PASS, Give, Play, Role, Rules, State, apply, observe, round_from_hands
 from engine.cards import deck_mask
 from engine.legal import lock_of
 from engine.outcome import exchange_pairs, roles_by_place
-from engine.state import LogEntry, Phase
+from engine.state import Phase
 from workers.ai import decide
 from workers.uecda import tables
 from workers.uecda.tables import TABLE_BYTES, Table, TableError, cell
 
 log = logging.getLogger(__name__)
-RULES = Rules.preset("uecda", rounds=1)
+# The server's rules; the seat to act and the end of the game are the server's to say (its
+# order, its lot past the endless-passing limit), so the engine is told who acts.
+RULES = Rules.preset("uecda", rounds=1, first_lead="first_seat", pass_limit=0)
 PLAYERS = 5
 ACCEPTED = 9
 GAME_ON, GAME_OVER, MATCH_OVER = 0, 1, 2
 _INT = struct.Struct(">i")
-EIGHT = 5  # the 8's rank index
 
 
 class Disconnected(Exception):
@@ -40,49 +41,46 @@ class Disconnected(Exception):
 
 @dataclass
 class Game:
-    """What the seat knows of the game under way, from the tables it has read."""
+    """What the seat knows of the game under way: ``followed``, the engine's state of it
+    (the others' hands placeholders of the sizes the server gave), which every observed
+    action is applied to, so the engine alone decides trick ends, the lock, revolutions."""
 
     number: int
     player: int
     seat_of: list[int]  # the seat of each player number
     roles: tuple[Role, ...] | None  # by seat; None in an init game
-    hand: int = 0
-    counts: list[int] = field(default_factory=lambda: [0] * PLAYERS)  # by seat
-    trick: list[tuple[int, Play]] = field(default_factory=list)
-    passed: int = 0
-    discard: int = 0
-    went_out: list[int] = field(default_factory=list)
-    history: list[LogEntry] = field(default_factory=list)
+    hand: int = 0  # as the deal table gave it
+    followed: State | None = None  # from the game's first hand table on
+    readable: bool = True  # False: the deal could not be read, every turn is a pass
     turn: int = 0
 
     @property
     def seat(self) -> int:
         return self.seat_of[self.player]
 
-    def state(self, reversed_: bool) -> State:
-        """A play-phase state: this seat's hand, the others' made of the unseen cards in
-        the sizes the server gave (the level sees their sizes only)."""
-        unseen = deck_mask(RULES.jokers) & ~self.hand & ~self.discard
-        for _, play in self.trick:
-            unseen &= ~play.mask
-        hands = []
-        for seat in range(PLAYERS):
-            if seat == self.seat:
-                hands.append(self.hand)
-                continue
-            mask = 0
-            for _ in range(self.counts[seat]):
-                if not unseen:
-                    raise TableError("the card counts are more than the cards unseen")
-                low = unseen & -unseen
-                mask |= low
-                unseen ^= low
-            hands.append(mask)
-        base = round_from_hands(RULES.with_options(first_lead="first_seat"), hands)
-        return base._replace(
-            to_act=self.seat, trick=tuple(self.trick), passed=self.passed,
-            discard=self.discard, reversed=reversed_, went_out=tuple(self.went_out),
-            roles=self.roles, log=tuple(self.history), leader=self.seat)
+    @property
+    def went_out(self) -> tuple[int, ...]:
+        return self.followed.went_out if self.followed is not None else ()
+
+
+def _hands(seat: int, hand: int, counts: list[int], gone: int) -> tuple[int, ...]:
+    """The seat's hand, and the others' made of the cards unseen (not in ``hand`` nor
+    ``gone``) in the sizes ``counts`` gives: the level sees their sizes only."""
+    unseen = deck_mask(RULES.jokers) & ~hand & ~gone
+    hands = []
+    for other, count in enumerate(counts):
+        if other == seat:
+            hands.append(hand)
+            continue
+        mask = 0
+        for _ in range(count):
+            if not unseen:
+                raise TableError("the card counts are more than the cards unseen")
+            low = unseen & -unseen
+            mask |= low
+            unseen ^= low
+        hands.append(mask)
+    return tuple(hands)
 
 
 @dataclass
@@ -123,14 +121,15 @@ def _play_game(sock: socket.socket, summary: Summary, level: str, seed: int) -> 
     except TableError as error:  # then every turn of this game is answered by a pass
         summary.unreadable += 1
         log.warning("uecda game %d deal table: %s; passing this game", summary.games, error)
-        game = Game(summary.games, summary.player, list(range(PLAYERS)), None)
+        game = Game(summary.games, summary.player, list(range(PLAYERS)), None, readable=False)
     gift = max(cell(deal, 5, 1), 0)  # (other servers send -1 or -2 for none)
     if gift:
         sock.sendall(tables.encode(_choose_gift(game, deal, gift, level, seed, summary)))
     while True:
         hand = _read_table(sock)
-        mine = cell(hand, 5, 2) == 1
-        if mine:
+        if game.followed is None and game.readable:
+            _start(game, hand, summary)
+        if cell(hand, 5, 2) == 1:  # this seat is to act
             play = _choose_play(game, hand, level, seed, summary)
             sock.sendall(tables.encode(play))
             summary.turns += 1
@@ -138,7 +137,7 @@ def _play_game(sock: socket.socket, summary: Summary, level: str, seed: int) -> 
             if any(play):  # (a pass is answered 8 on a trick, 9 on an empty table)
                 summary.accepted += accepted
                 summary.rejected += not accepted
-        _observe(game, hand, _read_table(sock), summary)
+        _observe(game, _read_table(sock), summary)
         end = _read_int(sock)
         if end != GAME_ON:
             place = game.went_out.index(game.seat) if game.seat in game.went_out \
@@ -164,6 +163,24 @@ def _new_game(deal: Table, summary: Summary) -> Game:
     return game
 
 
+def _start(game: Game, hand: Table, summary: Summary) -> None:
+    """Follow the game from its first hand table: the hands after the exchange."""
+    try:
+        mine = tables.hand_from_table(hand)
+        hands = _hands(game.seat, mine, _counts(game, hand), 0)
+        game.followed = round_from_hands(RULES, hands)._replace(roles=game.roles)
+    except (TableError, ValueError) as error:
+        summary.unreadable += 1
+        game.readable = False
+        log.warning("uecda game %d first hand table: %s; passing this game", game.number,
+                    error)
+
+
+def _counts(game: Game, table: Table) -> list[int]:
+    """Each seat's card count, as a hand or field table's row 6 gives them by player."""
+    return [cell(table, 6, p) for p in _players_by_seat(game)]
+
+
 def _choose_gift(game: Game, deal: Table, count: int, level: str, seed: int,
                  summary: Summary) -> list[int]:
     """The cards the Daifugō (2) or the Fugō (1) gives back, chosen from the engine's
@@ -174,9 +191,10 @@ def _choose_gift(game: Game, deal: Table, count: int, level: str, seed: int,
         if game.roles is None:
             raise TableError("an exchange in a game without roles")
         receiver = game.roles.index(receiver_role)
-        game.counts = _after_tribute(game, [cell(deal, 6, p) for p in _players_by_seat(game)])
-        state = game.state(False)._replace(phase=Phase.EXCHANGE,
-                                           pending=((game.seat, receiver, count),))
+        counts = _after_tribute(game, _counts(game, deal))
+        state = round_from_hands(RULES, _hands(game.seat, game.hand, counts, 0))._replace(
+            roles=game.roles, phase=Phase.EXCHANGE, to_act=game.seat,
+            pending=((game.seat, receiver, count),))
         give = decide(observe(state, game.seat), level, seed=seed + game.number)
         assert isinstance(give, Give)
         return tables.gift_to_table(give)
@@ -206,11 +224,10 @@ def _choose_play(game: Game, hand: Table, level: str, seed: int, summary: Summar
     """The level's play from the engine's view of this turn, or the pass when the table
     cannot be read or disagrees with the engine."""
     game.turn += 1
+    if game.followed is None:
+        return [0] * tables.CELLS  # (the game's deal was not readable: logged once)
     try:
-        _read_hand(game, hand)
-        state = game.state(cell(hand, 5, 6) == 1)
-        if (lock_of(state.trick) != 0) != (cell(hand, 5, 7) == 1):
-            raise TableError(f"the table's lock ({cell(hand, 5, 7)}) is not the engine's")
+        state = _this_turn(game, hand)
         action = decide(observe(state, game.seat), level, seed=seed + game.turn)
         assert isinstance(action, Play)
         top = state.top
@@ -226,67 +243,67 @@ def _choose_play(game: Game, hand: Table, level: str, seed: int, summary: Summar
         return [0] * tables.CELLS
 
 
-def _read_hand(game: Game, hand: Table) -> None:
-    game.hand = tables.hand_from_table(hand)
-    game.counts = [cell(hand, 6, p) for p in _players_by_seat(game)]
-    if game.counts[game.seat] != game.hand.bit_count():
-        raise TableError(f"the hand holds {game.hand.bit_count()} cards, its count says "
-                         f"{game.counts[game.seat]}")
-    if (cell(hand, 5, 4) == 1) != (not game.trick):
+def _this_turn(game: Game, hand: Table) -> State:
+    """The followed state with this seat to act, its hand and the counts as the table
+    shows them; the table's field, revolution and lock checked against the engine's."""
+    assert game.followed is not None
+    state = game.followed
+    mine, counts = tables.hand_from_table(hand), _counts(game, hand)
+    if counts[game.seat] != mine.bit_count():
+        raise TableError(f"the hand holds {mine.bit_count()} cards, its count says "
+                         f"{counts[game.seat]}")
+    if (cell(hand, 5, 4) == 1) != (not state.trick):
         raise TableError("the table's field is not the trick the engine followed")
+    if (cell(hand, 5, 6) == 1) != state.reversed:
+        raise TableError(f"the table's revolution ({cell(hand, 5, 6)}) is not the engine's")
+    if (lock_of(state.trick) != 0) != (cell(hand, 5, 7) == 1):
+        raise TableError(f"the table's lock ({cell(hand, 5, 7)}) is not the engine's")
+    hands = _hands(game.seat, mine, counts, state.discard | state.table)
+    return state._replace(hands=hands, to_act=game.seat)
 
 
 def _players_by_seat(game: Game) -> list[int]:
     return sorted(range(PLAYERS), key=lambda p: game.seat_of[p])
 
 
-def _observe(game: Game, hand: Table, field_: Table, summary: Summary) -> None:
-    """Follow the turn from the field table sent after it: a play if the actor's card
-    count dropped, else a pass (UECDA.md §6.5)."""
+def _observe(game: Game, field_: Table, summary: Summary) -> None:
+    """Follow the turn from the field table sent after it (UECDA.md §6.5): a play if the
+    actor's card count dropped, else a pass, applied through the engine."""
+    state = game.followed
+    if state is None:
+        return
     try:
-        if cell(hand, 5, 4) == 1 and game.trick:  # (resynchronised: the server says so)
-            _end_trick(game)
         seat = game.seat_of[cell(field_, 5, 3)]
-        counts = [cell(field_, 6, p) for p in _players_by_seat(game)]
-        before = cell(hand, 6, cell(field_, 5, 3))
-        top = game.trick[-1][1] if game.trick else None
-        if counts[seat] < before:
-            play = tables.play_from_table(field_)
-            game.trick.append((seat, play))
-            game.history.append(LogEntry(1, seat, play))
-            if counts[seat] == 0:
-                game.went_out.append(seat)
-            over = _closes(play, top)
-        else:
-            game.passed |= 1 << seat
-            game.history.append(LogEntry(1, seat, Play.PASS))
-            over = False
-        # every player still holding cards has passed (§7.3 step 4): after a pass, or a
-        # play that emptied the last hand not to have passed
-        over = over or game.passed.bit_count() >= sum(1 for c in counts if c)
-        game.counts = counts
-        if over:
-            _end_trick(game)
+        counts = _counts(game, field_)
+        action = PASS
+        if counts[seat] < state.hands[seat].bit_count():
+            action = tables.play_from_table(field_)
+            state = _holding(state, seat, action.mask, game.seat)
+        game.followed, _ = apply(state._replace(to_act=seat), action)
+        if [h.bit_count() for h in game.followed.hands] != counts:
+            raise TableError(f"the counts are {counts}, the engine's are "
+                             f"{[h.bit_count() for h in game.followed.hands]}")
     except (TableError, ValueError, IndexError) as error:
         summary.unreadable += 1
         log.warning("uecda game %d turn %d: field table: %s", game.number, game.turn, error)
 
 
-def _closes(play: Play, top: Play | None) -> bool:
-    """UECda's trick-ending plays (§2.5, §2.2): 8s, a straight through the 8, the 3 of
-    spades on the lone joker."""
-    if top is not None and top.kind is PlayKind.JOKER:
-        return True
-    if play.kind is PlayKind.STRAIGHT:
-        return play.rank <= EIGHT <= play.high
-    return play.kind is PlayKind.GROUP and play.rank == EIGHT
-
-
-def _end_trick(game: Game) -> None:
-    for _, play in game.trick:
-        game.discard |= play.mask
-    game.trick.clear()
-    game.passed = 0
+def _holding(state: State, seat: int, cards: int, mine: int) -> State:
+    """``seat``'s placeholder hand made to hold ``cards`` (which it played), each taken
+    from the placeholder hand that held it in exchange for one of ``seat``'s own (never
+    from ``mine``, the one real hand)."""
+    hands = list(state.hands)
+    for card in (1 << i for i in range(cards.bit_length()) if cards >> i & 1):
+        if hands[seat] & card:
+            continue
+        holder = next((h for h, hand in enumerate(hands) if hand & card), None)
+        spare = hands[seat] & ~cards
+        if holder is None or holder == mine or not spare:
+            raise TableError(f"seat {seat} played a card it cannot hold")
+        spare &= -spare
+        hands[holder] ^= card | spare
+        hands[seat] ^= card | spare
+    return state._replace(hands=tuple(hands))
 
 
 def _read_exact(sock: socket.socket, size: int) -> bytes:
