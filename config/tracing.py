@@ -23,6 +23,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Callable, Iterator, Mapping
 
 _started = False
+_tracer: Any = None  # this process's, for ``span`` (asking the provider each time costs)
 
 
 def enabled(environ: Mapping[str, str] | None = None) -> bool:
@@ -40,7 +41,7 @@ def started() -> bool:
 def start(service: str) -> bool:
     """Trace this process as ``service`` (unless ``OTEL_SERVICE_NAME`` says otherwise),
     if tracing is on; whether it is."""
-    global _started
+    global _started, _tracer
     if _started or not enabled():
         return _started
     from opentelemetry import trace
@@ -67,6 +68,7 @@ def start(service: str) -> bool:
     # The engines made from now on. (Its declared range ends below SQLAlchemy 2.1, whose
     # engine events it hooks are those of 2.0: tests/e2e/test_tracing.py sees its spans.)
     SQLAlchemyInstrumentor().instrument(skip_dep_check=True)
+    _tracer = trace.get_tracer("president")
     _started = True
     return True
 
@@ -130,7 +132,7 @@ def span(name: str, **attributes: str) -> AbstractContextManager[object]:
         return nullcontext()
     from opentelemetry import trace
 
-    return trace.get_tracer("president").start_as_current_span(
+    return _tracer.start_as_current_span(  # type: ignore[no-any-return]
         name, kind=trace.SpanKind.CLIENT, attributes=attributes)
 
 
