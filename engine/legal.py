@@ -94,7 +94,9 @@ def beating_ranks(top_rank: int, reversed_: bool, equal: bool) -> tuple[int, ...
 _BEATING = {(t, rv, eq): beating_ranks(t, rv, eq)
             for t in range(RANKS) for rv in (False, True) for eq in (False, True)}
 # The same as card masks: every suit of every beating rank.
-_BEATING_MASK = {key: sum(15 << (4 * r) for r in ranks) for key, ranks in _BEATING.items()}
+# _BEATING_MASKS[equal_match][reversed][rank], lists: the hot path indexes, not hashes.
+_BEATING_MASKS = [[[sum(15 << (4 * r) for r in _BEATING[t, rv, eq]) for t in range(RANKS)]
+                   for rv in (False, True)] for eq in (False, True)]
 
 
 def _groups(hand: int, size: int, ranks: tuple[int, ...], out: list[Play]) -> None:
@@ -233,8 +235,10 @@ def lead_plays(hand: int, rules: Rules, reversed_: bool) -> list[Play]:
         if rules.suit_lock:
             out = _name_jokers(out, 0)
     else:
-        _, singles, pairs, triples, quads = _plain_leads(hand, reversed_)
-        out = singles + pairs + triples + quads
+        _, out, pairs, triples, quads = _plain_leads(hand, reversed_)
+        out += pairs
+        out += triples
+        out += quads
     if rules.straights:
         past_ends = rules.jokers_extend_straights
         for length in range(3, min(RANKS + 2 * past_ends, hand.bit_count()) + 1):
@@ -253,7 +257,7 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
         size = top.size
         if not hand & JOKER_BITS:  # the common case first: no joker in hand, no group of 5
             if size < 5:
-                _plain_groups(hand & _BEATING_MASK[top.rank, reversed_, rules.equal_match],
+                _plain_groups(hand & _BEATING_MASKS[rules.equal_match][reversed_][top.rank],
                               size, reversed_, out)
         elif size == 5:
             _five_card_groups(hand, _BEATING[top.rank, reversed_, rules.equal_match], out)
