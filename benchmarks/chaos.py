@@ -64,7 +64,8 @@ class Window:
 class Chaos:
     """The servers, the cluster and the clients: ``inject`` one fault at a time."""
 
-    def __init__(self, workdir: Path, clients: int) -> None:
+    def __init__(self, workdir: Path, clients: int,
+                 settings: dict[str, str] | None = None) -> None:
         self.workdir = workdir
         self.postgres = PrivatePostgres()
         self.redis = PrivateRedis(workdir)
@@ -74,7 +75,7 @@ class Chaos:
         upgrade(engine)
         engine.dispose()
         self.cluster = Cluster(Backend("chaos", self.postgres.url, self.redis.url),
-                               workdir, settings=dict(CHAOS_SETTINGS))
+                               workdir, settings={**CHAOS_SETTINGS, **(settings or {})})
         self.cluster.start_ai_worker(processes=2)
         for _ in range(2):
             self.cluster.start_celery_worker(*CELERY_WORKER)

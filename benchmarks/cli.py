@@ -98,7 +98,8 @@ def _chaos(args: argparse.Namespace) -> int:
 def _soak(args: argparse.Namespace) -> int:
     from benchmarks.soak import bench_soak, format_soak
 
-    report = bench_soak(minutes=args.minutes, clients=args.clients, warm_up_s=args.warm_up)
+    report = bench_soak(minutes=args.minutes, clients=args.clients, warm_up_s=args.warm_up,
+                        cache_mb=args.cache_mb)
     return _print(report, args.json, format_soak)
 
 
@@ -220,5 +221,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     soak.add_argument("--minutes", type=float, default=10.0, help="how long, warm-up after")
     soak.add_argument("--clients", type=int, default=40, help="players at once")
     soak.add_argument("--warm-up", type=float, default=60.0, help="seconds before measuring")
+    soak.add_argument("--cache-mb", type=int, default=None,
+                      help="PRESIDENT_CACHE_MB of every process (default: the service's)")
     soak.add_argument("--json", action="store_true", help="print JSON")
     soak.set_defaults(func=_soak)

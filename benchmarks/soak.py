@@ -51,10 +51,14 @@ def _moves(chaos: Chaos) -> int:
     return int(count or 0)
 
 
-def bench_soak(minutes: float = 10.0, clients: int = 40, warm_up_s: float = 60.0
-               ) -> dict[str, Any]:
+def bench_soak(minutes: float = 10.0, clients: int = 40, warm_up_s: float = 60.0,
+               cache_mb: int | None = None) -> dict[str, Any]:
+    """``cache_mb``: the processes' cache budget (``PRESIDENT_CACHE_MB``; default the
+    service's): one small enough to fill during the warm-up tells a leak from the caches
+    filling up to their bound."""
     workdir = Path(tempfile.mkdtemp(prefix="president-soak-"))
-    chaos = Chaos(workdir, clients)
+    chaos = Chaos(workdir, clients,
+                  None if cache_mb is None else {"PRESIDENT_CACHE_MB": str(cache_mb)})
     try:
         time.sleep(warm_up_s)
         started, before = time.monotonic(), _memory(chaos)
@@ -76,6 +80,7 @@ def bench_soak(minutes: float = 10.0, clients: int = 40, warm_up_s: float = 60.0
         latencies = [s for at, s in ledger.latencies if low <= at < high]
         per_minute.append(round(percentile(latencies, 0.99) * 1000, 1))
     return {"minutes": minutes, "clients": clients, "warm_up_s": warm_up_s,
+            "cache_mb": cache_mb,
             "rss_mb_after_warm_up": {k: round(v, 1) for k, v in before.items()},
             "rss_mb_at_end": {k: round(v, 1) for k, v in after.items()},
             "rss_growth_pct": growth,
