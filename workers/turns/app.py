@@ -55,6 +55,7 @@ def make_celery(settings: TurnSettings | None = None,
         task_acks_late=False, worker_prefetch_multiplier=1,
         task_default_queue=MAINTENANCE_QUEUE,
         broker_connection_retry_on_startup=True,
+        worker_consumer="workers.turns.broker:QuickReconnect",  # back within 0.1 s
         worker_hijack_root_logger=False,  # the process's logging setup stands
         beat_schedule=_beat_schedule(settings),
         timezone="UTC",

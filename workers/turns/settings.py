@@ -44,6 +44,17 @@ class TurnSettings:
         )
         return replace(read, **changes)
 
+    def sweep_after_now(self, broker_up_s: float | None) -> float:
+        """``sweep_after_s``, or less just after the broker restarted (``broker_up_s``,
+        in whole seconds as Redis counts them): a turn due before it started had its
+        message in the Redis before, which kept nothing on disk, and once a copy
+        started before the restart has had its deadline none is live. (A copy a worker
+        had already taken in, or one handed over in the second Redis's count leaves
+        out, may run beside the one sent again; it plays nothing: the version.)"""
+        if broker_up_s is None or broker_up_s < self.ai_deadline_s + SWEEP_MARGIN_S:
+            return self.sweep_after_s
+        return min(self.sweep_after_s, broker_up_s)
+
     @property
     def sweep_after_s(self) -> float:
         """How long after it was due the sweeper sends a turn again: once its message

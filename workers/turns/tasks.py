@@ -22,7 +22,7 @@ from services.handlers.reviews import review_round, send_stale
 from services.handlers.turns import play_instead, postpone, sweep, take_ai_turn
 from services.handlers.webhooks import deliver, prune
 from workers.rpc.client import AiError, UnknownEngine
-from workers.turns import embedded
+from workers.turns import broker, embedded
 from workers.turns.runtime import TurnRuntime
 from workers.turns.settings import TurnSettings
 
@@ -93,7 +93,7 @@ def register(app: Celery, settings: TurnSettings, build: RuntimeFactory) -> None
     @app.task(name="president.sweep", shared=False)
     def sweep_games() -> dict[str, Any]:
         rt = runtime()
-        done = sweep(rt.uow(), settings.sweep_after_s)
+        done = sweep(rt.uow(), settings.sweep_after_now(broker.uptime_s(app)))
         if done.ai_turns or done.timeouts:
             log.info("sweep: %d AI turn(s) sent again, %d time limit(s) passed",
                      done.ai_turns, done.timeouts)

@@ -11,16 +11,21 @@ import sys
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Callable, Iterator
 
 import pytest
 from celery import Celery
+from celery.worker.consumer import Consumer
 from kombu import Connection
+from kombu.exceptions import OperationalError as KombuOperationalError
+from kombu.utils import functional as kombu_functional
+from kombu.utils.imports import symbol_by_name
 from kombu.transport import sqlalchemy as sqla_transport
 from sqlalchemy import Engine, create_engine, inspect, select, text
 from sqlalchemy.exc import OperationalError
 
-from databases import UowReads, set_last_move
+from databases import REDIS_URL, UowReads, set_last_move
 from fakes import FakeDatabase, Told
 from engine import Played, Rules, View, new_series, observe
 from engine.plays import Action
@@ -40,7 +45,9 @@ from workers.turns.app import (
     WEBHOOKS_QUEUE, make_celery,
     queue_for,
 )
+from benchmarks.ports import free_port
 from bootstrap import FALLBACK
+from workers.turns.broker import quick, uptime_s
 from workers.turns.runtime import TurnRuntime
 from workers.turns.scheduler import COUNTDOWN_LIMIT_S, CeleryScheduler
 from workers.turns.settings import EMBEDDED_BROKER, SWEEP_MARGIN_S, TurnSettings
@@ -87,6 +94,27 @@ def test_the_sweeper_waits_for_every_copy_of_a_turn_to_be_over() -> None:
                                   "PRESIDENT_AI_DEADLINE_MS": "1500"})
     assert read.sweep_after_s == 3 + 1.5 + SWEEP_MARGIN_S
     assert TurnSettings.from_env({}).sweep_after_s > TurnSettings.from_env({}).turn_expires_s
+
+
+def test_just_after_a_broker_restart_the_sweeper_sends_the_turns_it_lost_sooner() -> None:
+    read = TurnSettings.from_env({"PRESIDENT_TURN_EXPIRES_S": "3",
+                                  "PRESIDENT_AI_DEADLINE_MS": "1500"})
+    assert read.sweep_after_now(None) == read.sweep_after_s == 5.0  # no Redis to ask
+    assert read.sweep_after_now(3600.0) == 5.0  # up for long: as usual
+    assert read.sweep_after_now(1.0) == 5.0  # a copy started before may still think
+    assert read.sweep_after_now(2.0) == 2.0  # the turns due before it started: lost
+    assert read.sweep_after_now(4.0) == 4.0
+
+
+def test_the_broker_s_uptime_is_redis_s_own_and_none_from_any_other() -> None:
+    def up(url: str) -> float | None:
+        return uptime_s(make_celery(TurnSettings.from_env({}, broker_url=url)))
+
+    assert up("memory://") is None and up(EMBEDDED_BROKER) is None
+    assert up(f"redis://127.0.0.1:{free_port()}/0") is None  # no answer
+    if REDIS_URL is not None:
+        seconds = up(REDIS_URL)
+        assert seconds is not None and seconds >= 0
 
 
 @pytest.mark.parametrize("name", sorted(ENV))
@@ -238,6 +266,24 @@ def test_make_celery_on_the_embedded_broker_cleans_it_and_sets_its_polling(
     assert schedule["broker-cleanup"]["options"]["queue"] == MAINTENANCE_QUEUE
     assert set(TASKS) <= set(app.tasks)
     assert not (tmp_path / "broker.db").exists()  # nothing connects yet
+
+
+def test_a_worker_tries_its_broker_again_a_tenth_of_a_second_after_a_failed_try(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not kombu's 2 s, then 4 …: a restarted Redis is found again as soon as it is up."""
+    app = make_celery(TurnSettings.from_env({}, broker_url=f"redis://127.0.0.1:{free_port()}/0"))
+    assert app.conf.worker_consumer == "workers.turns.broker:QuickReconnect"
+    assert issubclass(symbol_by_name(app.conf.worker_consumer), Consumer)
+    app.conf.broker_connection_max_retries = 3
+    slept: list[float] = []
+    monkeypatch.setattr(kombu_functional, "sleep", slept.append)
+    # Celery's own reconnect loop, on a worker's consumer as it stands at a reconnect
+    worker = SimpleNamespace(app=app, first_connection_attempt=False,
+                             broker_connection_retry_attempt=0)
+    with pytest.raises(KombuOperationalError):
+        Consumer.ensure_connected(worker, quick(app.connection_for_read()))
+    assert [round(s, 3) for s in slept if s] == [0.1, 0.6, 1.0, 0.1]  # 0.1, 0.6, 1.1 s
+    assert worker.broker_connection_retry_attempt == 3
 
 
 # --- the scheduler's messages ----------------------------------------------------------------
