@@ -21,7 +21,8 @@ Then the clients finish their games, and every game is checked against its log:
   replay from the seed to the stored state (an action applied twice would do either);
 - ``unfinished``: games not over once the clients have stopped;
 - ``max_stall_s``: the longest a game waited for its next move once the fault was over
-  (from when it cleared, or when the wait began if later), among the waits it overlapped.
+  (from when it cleared, or when the wait began if later, to the end of the fault's
+  window at most: the next fault answers for the rest), among the waits it overlapped.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from benchmarks.cluster import Backend, Cluster, Proc
-from benchmarks.load import Ledger, percentile, start_players
+from benchmarks.load import Ledger, Wait, percentile, start_players
 from benchmarks.servers import PrivatePostgres, PrivateRedis
 
 FAULTS = ("api_kill", "celery_kill", "grpc_kill", "postgres_restart", "redis_restart",
@@ -59,6 +60,13 @@ class Window:
     start: float
     cleared: float
     end: float = 0.0
+
+
+def stall(wait: Wait, window: Window) -> float:
+    """How long ``wait`` held a game once ``window``'s fault had cleared, to the window's
+    end at most: what comes after is the next fault's to answer for (a wait that the next
+    fault, a 10 s freeze, prolongs)."""
+    return min(wait.end, window.end) - max(wait.start, window.cleared)
 
 
 class Chaos:
@@ -194,7 +202,7 @@ def _report(chaos: Chaos, windows: list[Window], clients: int) -> dict[str, Any]
         acked = [a for a in ledger.acked if window.start <= a.at < window.end]
         games = {g for g, (start, end) in ledger.games.items()
                  if start < window.end and (end is None or end >= window.start)}
-        stalls = [w.end - max(w.start, window.cleared) for w in ledger.waits
+        stalls = [stall(w, window) for w in ledger.waits
                   if w.end > window.start and w.start < window.end]
         faults[window.fault] = {
             "acked_lost": sum(1 for a in acked if dict(logs[a.game_id]).get(a.version)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.chaos import Window, stall
+from benchmarks.load import Wait
 from databases import PG_URL, REDIS_URL
 from engine import PRESETS, Rules
 from president_cli.main import main
@@ -221,3 +223,12 @@ def test_bench_hints_json_has_every_figure(capsys: pytest.CaptureFixture[str]) -
         assert 0 < report["hint_p50_ms"][level] <= report["hint_p99_ms"][level]
     assert report["reviews"] == 1 and report["reviews_failed"] == 0
     assert report["reviews_per_min"] > 0 and report["decisions_weighed_mean"] > 0
+
+
+def test_a_chaos_window_answers_for_the_stalls_after_its_fault_cleared_and_before_its_end(
+) -> None:
+    window = Window("redis_restart", start=100.0, cleared=100.1, end=110.1)
+    assert stall(Wait("g", 99.8, 102.9), window) == pytest.approx(2.8)  # from the clearing
+    assert stall(Wait("g", 101.0, 101.5), window) == pytest.approx(0.5)
+    # a wait the next fault (a 10 s freeze from 110.1) prolonged: its share is up to 110.1
+    assert stall(Wait("g", 109.9, 121.2), window) == pytest.approx(0.2)
