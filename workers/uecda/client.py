@@ -92,7 +92,8 @@ class Summary:
     rejected: int = 0
     unreadable: int = 0  # tables logged and answered by a pass
     points: int = 0  # 5 for first out … 1 for last, summed (UECDA.md §4)
-    places: list[int] = field(default_factory=list)  # each game's, 0 first out
+    # each game's, 0 first out; None for a game it could not follow (its deal unreadable)
+    places: list[int | None] = field(default_factory=list)
     disconnected: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,12 +141,19 @@ def _play_game(sock: socket.socket, summary: Summary, level: str, seed: int) -> 
         _observe(game, _read_table(sock), summary)
         end = _read_int(sock)
         if end != GAME_ON:
-            place = game.went_out.index(game.seat) if game.seat in game.went_out \
-                else len(game.went_out)
+            place = _place(game)
             summary.games += 1
             summary.places.append(place)
-            summary.points += PLAYERS - place
+            summary.points += 0 if place is None else PLAYERS - place
             return end
+
+
+def _place(game: Game) -> int | None:
+    """The seat's place in the game it followed (the last out is the one not out)."""
+    if game.followed is None:
+        return None
+    out = game.followed.went_out
+    return out.index(game.seat) if game.seat in out else len(out)
 
 
 def _new_game(deal: Table, summary: Summary) -> Game:

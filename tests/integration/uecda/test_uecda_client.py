@@ -137,5 +137,8 @@ def test_an_unreadable_deal_is_played_out_by_passes() -> None:
     server = Server(games=2, seed=7, garbage_deal=1).start()  # game 2, player 0
     results = _match(server)
     assert results[0]["games"] == 2 and results[0]["unreadable"] >= 1
+    followed = server.places[0][0]  # game 1 was read: its place is the server's
+    assert results[0]["places"] == [followed, None]  # game 2's is not known
+    assert results[0]["points"] == 5 - followed
     assert all(not r["disconnected"] for r in results)
     assert all(r["unreadable"] == 0 for r in results[1:])
