@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import PASS, Give, Play, Role, Rules, State, apply, observe, round_from_hands
-from engine.cards import deck_mask
+from engine.cards import deck_mask, single_bits
 from engine.legal import lock_of
 from engine.outcome import exchange_pairs, roles_by_place
 from engine.state import Phase
@@ -58,9 +58,11 @@ class Game:
     def seat(self) -> int:
         return self.seat_of[self.player]
 
-    @property
-    def went_out(self) -> tuple[int, ...]:
-        return self.followed.went_out if self.followed is not None else ()
+
+def _state(game: Game, hand: int, counts: list[int]) -> State:
+    """The game's first-lead state from this seat's hand and everyone's counts."""
+    return round_from_hands(RULES, _hands(game.seat, hand, counts, 0))._replace(
+        roles=game.roles)
 
 
 def _hands(seat: int, hand: int, counts: list[int], gone: int) -> tuple[int, ...]:
@@ -174,9 +176,7 @@ def _new_game(deal: Table, summary: Summary) -> Game:
 def _start(game: Game, hand: Table, summary: Summary) -> None:
     """Follow the game from its first hand table: the hands after the exchange."""
     try:
-        mine = tables.hand_from_table(hand)
-        hands = _hands(game.seat, mine, _counts(game, hand), 0)
-        game.followed = round_from_hands(RULES, hands)._replace(roles=game.roles)
+        game.followed = _state(game, tables.hand_from_table(hand), _counts(game, hand))
     except (TableError, ValueError) as error:
         summary.unreadable += 1
         game.readable = False
@@ -199,10 +199,8 @@ def _choose_gift(game: Game, deal: Table, count: int, level: str, seed: int,
         if game.roles is None:
             raise TableError("an exchange in a game without roles")
         receiver = game.roles.index(receiver_role)
-        counts = _after_tribute(game, _counts(game, deal))
-        state = round_from_hands(RULES, _hands(game.seat, game.hand, counts, 0))._replace(
-            roles=game.roles, phase=Phase.EXCHANGE, to_act=game.seat,
-            pending=((game.seat, receiver, count),))
+        state = _state(game, game.hand, _after_tribute(game, _counts(game, deal)))._replace(
+            phase=Phase.EXCHANGE, to_act=game.seat, pending=((game.seat, receiver, count),))
         give = decide(observe(state, game.seat), level, seed=seed + game.number)
         assert isinstance(give, Give)
         return tables.gift_to_table(give)
@@ -301,7 +299,7 @@ def _holding(state: State, seat: int, cards: int, mine: int) -> State:
     from the placeholder hand that held it in exchange for one of ``seat``'s own (never
     from ``mine``, the one real hand)."""
     hands = list(state.hands)
-    for card in (1 << i for i in range(cards.bit_length()) if cards >> i & 1):
+    for card in single_bits(cards):
         if hands[seat] & card:
             continue
         holder = next((h for h, hand in enumerate(hands) if hand & card), None)
