@@ -168,6 +168,69 @@ def _plain_leads(naturals: int, reversed_: bool) -> list[list[Play]]:
     return by_size
 
 
+# Joker-free straights are runs within a suit: _SUIT_LANES[p][byte] spreads a byte of
+# the hand (ranks 2p and 2p + 1, four suits each) to one 16-bit lane a suit (suit s's
+# rank r at bit 16s + r), where a run of length k is k shifted copies ANDed together.
+def _lanes(p: int, byte: int) -> int:
+    return sum(1 << (16 * (bit & 3) + 2 * p + (bit >> 2)) for bit in range(8)
+               if byte >> bit & 1 and 2 * p + (bit >> 2) < RANKS)
+
+
+_SUIT_LANES = [[_lanes(p, byte) for byte in range(256)] for p in range(_BYTES)]
+_LANE = (1 << RANKS) - 1
+# _PLAIN_STRAIGHTS[length][low][suits]: the joker-free straights from ``low`` in each
+# suit of the nibble ``suits``, in suit order.
+_PLAIN_STRAIGHTS = [[[tuple(straight_play(low, length, s, _WINDOWS[low][length] << s)
+                            for s in range(4) if suits >> s & 1) for suits in range(16)]
+                     if low + length <= RANKS else [] for low in range(RANKS)]
+                    if length >= 3 else [] for length in range(RANKS + 1)]
+
+
+def _suit_lanes(naturals: int) -> int:
+    lanes, p = 0, 0
+    while naturals:
+        lanes |= _SUIT_LANES[p][naturals & 255]
+        naturals >>= 8
+        p += 1
+    return lanes
+
+
+def _runs(lanes: int, length: int) -> int:
+    """The lanes' bits where a run of ``length`` starts (its lowest rank)."""
+    starts = lanes
+    for k in range(1, length):
+        starts &= lanes >> k
+    return starts
+
+
+def _plain_lead_straights(hand: int, reversed_: bool, out: list[Play]) -> None:
+    """Every joker-free straight, by length, until a length has none."""
+    lanes = _suit_lanes(hand)
+    starts = lanes & lanes >> 1
+    for length in range(3, RANKS + 1):
+        starts &= lanes >> (length - 1)
+        if not starts:
+            return
+        _plain_straights(starts, length, reversed_, out)
+
+
+def _plain_straights(starts: int, length: int, reversed_: bool, out: list[Play],
+                     min_strength: int = -1) -> None:
+    """Fast path without jokers: the straights of ``length`` starting at ``starts``
+    (``_runs``) whose strength is at least ``min_strength``, weakest first, then by suit."""
+    lows = (starts | starts >> 16 | starts >> 32 | starts >> 48) & _LANE
+    if reversed_:  # strength 12 - low
+        lows &= (1 << max(0, RANKS - min_strength)) - 1 if min_strength > 0 else -1
+    elif min_strength > length - 1:  # strength low + length - 1
+        lows &= -1 << (min_strength - length + 1)
+    table = _PLAIN_STRAIGHTS[length]
+    while lows:
+        low = lows.bit_length() - 1 if reversed_ else (lows & -lows).bit_length() - 1
+        lows ^= 1 << low
+        x = starts >> low
+        out.extend(table[low][x & 1 | x >> 15 & 2 | x >> 30 & 4 | x >> 45 & 8])
+
+
 def _single_jokers(hand: int, out: list[Play]) -> None:
     for bit in _JOKERS:
         if hand & bit:
@@ -240,10 +303,13 @@ def lead_plays(hand: int, rules: Rules, reversed_: bool) -> list[Play]:
         out += triples
         out += quads
     if rules.straights:
-        past_ends = rules.jokers_extend_straights
-        for length in range(3, min(RANKS + 2 * past_ends, hand.bit_count()) + 1):
-            if not _straights(hand, length, reversed_, out, past_ends=past_ends):
-                break  # no window of this length fits, so no longer one does
+        if hand & JOKER_BITS:
+            past_ends = rules.jokers_extend_straights
+            for length in range(3, min(RANKS + 2 * past_ends, hand.bit_count()) + 1):
+                if not _straights(hand, length, reversed_, out, past_ends=past_ends):
+                    break  # no window of this length fits, so no longer one does
+        else:
+            _plain_lead_straights(hand, reversed_, out)
     return out
 
 
@@ -266,8 +332,14 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
             if size == 1:
                 _single_jokers(hand, out)
     elif kind is PlayKind.STRAIGHT and top.size <= hand.bit_count():
-        _straights(hand, top.size, reversed_, out, _straight_needs(top, rules, reversed_),
-                   rules.jokers_extend_straights)
+        if not hand & JOKER_BITS:
+            starts = _runs(_suit_lanes(hand), top.size)
+            if starts:
+                _plain_straights(starts, top.size, reversed_, out,
+                                 _straight_needs(top, rules, reversed_))
+        else:
+            _straights(hand, top.size, reversed_, out, _straight_needs(top, rules, reversed_),
+                       rules.jokers_extend_straights)
     elif kind is PlayKind.JOKER and rules.spade_three_beats_joker and hand & SPADE_THREE:
         out.append(group_play(0, SPADE_THREE))
     # else nothing beats or equals the single joker: only the pass remains

@@ -215,3 +215,21 @@ def test_cards_and_gifts_pickle() -> None:
     assert all(pickle.loads(pickle.dumps(c)) is c for c in ALL_CARDS)
     give = Give.from_str("give 3C 5D")
     assert pickle.loads(pickle.dumps(give)) == give
+
+
+# --- joker-free straights: the bit-parallel fast path against the general scan ----------
+
+
+@given(hand=st.integers(0, (1 << 52) - 1), reversed_=st.booleans(),
+       length=st.integers(3, 13), min_strength=st.integers(-1, 14))
+def test_joker_free_straights_fast_path_lists_what_the_scan_does(
+        hand: int, reversed_: bool, length: int, min_strength: int) -> None:
+    from engine import legal
+    scanned: list[Play] = []
+    found = legal._straights(hand, length, reversed_, scanned, min_strength)
+    fast: list[Play] = []
+    starts = legal._runs(legal._suit_lanes(hand), length)
+    if starts:
+        legal._plain_straights(starts, length, reversed_, fast, min_strength)
+    assert bool(starts) == found
+    assert fast == scanned
