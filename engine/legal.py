@@ -78,6 +78,8 @@ def _window(low: int, length: int) -> int:
     return sum(1 << (4 * r) for r in range(low, low + length))
 
 
+# _SUITS_EVERY_RANK[suits]: the cards of those suits (bit per suit), every rank.
+_SUITS_EVERY_RANK = [sum(suits << (4 * r) for r in range(RANKS)) for suits in range(16)]
 _WINDOWS = [[_window(low, length) for length in range(RANKS + 1)] for low in range(RANKS)]
 
 
@@ -319,6 +321,9 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
     then ``pass``."""
     out: list[Play] = []
     kind = top.kind
+    if lock and not hand & JOKER_BITS:  # only the locked suits' cards may go (no joker to name)
+        hand &= _SUITS_EVERY_RANK[lock & 15]
+        lock = 0
     if kind is _GROUP:
         size = top.size
         if not hand & JOKER_BITS:  # the common case first: no joker in hand, no group of 5
@@ -343,7 +348,7 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
     elif kind is PlayKind.JOKER and rules.spade_three_beats_joker and hand & SPADE_THREE:
         out.append(group_play(0, SPADE_THREE))
     # else nothing beats or equals the single joker: only the pass remains
-    if rules.suit_lock and out:
+    if rules.suit_lock and out and hand & JOKER_BITS:
         out = _name_jokers(out, lock)
     out.append(PASS)
     return out
@@ -360,16 +365,15 @@ def _five_card_groups(hand: int, ranks: tuple[int, ...], out: list[Play]) -> Non
 
 def lock_of(trick: tuple[tuple[int, Play], ...]) -> int:
     """The suits the trick is locked to (bit per suit), or 0: two plays in a row with
-    exactly the same suits lock it; a single joker lifts the lock (UECDA.md §2.3)."""
-    locked, before = 0, 0
-    for _, play in trick:
-        if play.kind is PlayKind.JOKER:
-            locked, before = 0, 0
-            continue
-        if not locked and play.suits == before:
-            locked = before
-        before = play.suits
-    return locked
+    exactly the same suits lock it; a single joker lifts the lock (UECDA.md §2.3).
+    Read from the last two plays alone: once locked, every later play has the locked
+    suits until a single joker, after which only the closing 3 of spades may come."""
+    if len(trick) < 2:
+        return 0
+    last = trick[-1][1]
+    if last.suits == trick[-2][1].suits and last.kind is not PlayKind.JOKER:
+        return last.suits
+    return 0
 
 
 def _name_jokers(plays: list[Play], lock: int) -> list[Play]:
