@@ -318,7 +318,7 @@ def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) ->
     if events is not None:
         events.append(Passed(seat))
     rules = state.rules
-    if rules.pass_limit and _passes_in_a_row(log, rules.pass_limit) >= rules.pass_limit:
+    if rules.pass_limit and _all_passes(log, rules.pass_limit):
         return _end_round(state._replace(log=log), events)  # the endless-passing rule
     passed = state.passed | 1 << seat
     if not state.trick:  # a lead pass (lead_pass)
@@ -333,14 +333,18 @@ def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) ->
     return tuple.__new__(State, fields)
 
 
-def _passes_in_a_row(log: RoundLog, most: int) -> int:
-    """The passes at the end of the round's log, counted up to ``most``."""
-    count = 0
+def _all_passes(log: RoundLog, count: int) -> bool:
+    """Are the round's last ``count`` actions all passes? (The oldest of them read first:
+    a play there, the usual case, answers at once.)"""
+    if len(log) < count or log[-count].action is not PASS:
+        return False
     for entry in reversed(log):
-        if count == most or entry.action is not PASS:
-            break
-        count += 1
-    return count
+        if count == 0:
+            return True
+        if entry.action is not PASS:
+            return False
+        count -= 1
+    return True
 
 
 def _pass_lead(state: State, seat: int, passed: int, log: RoundLog,
