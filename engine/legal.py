@@ -101,20 +101,28 @@ _BEATING_MASKS = [[[sum(15 << (4 * r) for r in _BEATING[t, rv, eq]) for t in ran
                    for rv in (False, True)] for eq in (False, True)]
 
 
-def _groups(hand: int, size: int, ranks: tuple[int, ...], out: list[Play]) -> None:
-    """Groups of ``size`` among ``ranks`` (weakest first), jokers standing in."""
-    jokers = hand & JOKER_BITS
+def _rank_groups(r: int, nib: int, size: int, jokers: int) -> tuple[Play, ...]:
+    """The groups of ``size`` of rank ``r`` from its naturals ``nib`` and the held
+    ``jokers``: more naturals first, then by suit bits, then by jokers."""
     jsubs = _JSUBS[jokers]
     least = max(1, size - jokers.bit_count())
+    return tuple(group_play(r, sub << (r << 2) | js)
+                 for naturals in range(min(nib.bit_count(), size), least - 1, -1)
+                 for sub in _SUBNIBS[naturals][nib] for js in jsubs[size - naturals])
+
+
+# _HELD_GROUPS[jokers >> 52][size][r][nib]: ``_rank_groups``, for every hand.
+_HELD_GROUPS = [[[[_rank_groups(r, nib, size, j) for nib in range(16)] for r in range(RANKS)]
+                 for size in range(5)] for j in (0, _JOKERS[0], _JOKERS[1], JOKER_BITS)]
+
+
+def _groups(hand: int, size: int, ranks: tuple[int, ...], out: list[Play]) -> None:
+    """Groups of ``size`` among ``ranks`` (weakest first), jokers standing in."""
+    table = _HELD_GROUPS[hand >> 52][size]
     for r in ranks:
         nib = (hand >> (r << 2)) & 15
-        if not nib:
-            continue
-        for naturals in range(min(nib.bit_count(), size), least - 1, -1):
-            for sub in _SUBNIBS[naturals][nib]:
-                base = sub << (r << 2)
-                for js in jsubs[size - naturals]:
-                    out.append(group_play(r, base | js))
+        if nib:
+            out.extend(table[r][nib])
 
 
 # _BY_SIZE[r][nib][k]: the joker-free groups of rank r, size k, from suit-nibble nib.
