@@ -212,13 +212,18 @@ def apply_unchecked(state: State, action: Action, events: list[Event] | None = N
     """Apply an action known to be legal (e.g. taken from ``legal_actions``). Events are
     appended to ``events``; with None (simulations) the frequent ones are not even built."""
     seat = state.to_act
+    if action is PASS:  # (plays are interned: the only pass) half the actions: shared entries
+        return _pass(state, seat, state.log + (_PASS_ENTRIES[state.round_no][seat],), events)
     log = state.log + (tuple.__new__(LogEntry, (state.round_no, seat, action)),)
     if type(action) is Play:
-        if action.size:
-            return _play(state, seat, action, log, events)
-        return _pass(state, seat, log, events)
+        return _play(state, seat, action, log, events)
     assert isinstance(action, Give)
     return _give(state, seat, action, log, events)
+
+
+# _PASS_ENTRIES[round][seat]: every pass's log entry (rounds 1-100, seats 0-7).
+_PASS_ENTRIES = [[tuple.__new__(LogEntry, (r, seat, PASS)) for seat in range(8)]
+                 for r in range(101)]
 
 
 def replay(rules: Rules, seed: int, actions: Iterable[Action]) -> State:
