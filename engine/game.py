@@ -326,12 +326,13 @@ def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) ->
     if rules.pass_limit and _all_passes(log, rules.pass_limit):
         return _end_round(state._replace(log=log), events)  # the endless-passing rule
     passed = state.passed | 1 << seat
-    if not state.trick:  # a lead pass (lead_pass)
+    trick = state.trick
+    if not trick:  # a lead pass (lead_pass)
         return _pass_lead(state, seat, passed, log, events)
-    winner = state.trick[-1][0]
+    winner = trick[-1][0]
     nxt = _next_seat(state.hands, passed, seat)
-    if nxt < 0 or (nxt == winner and not state.rules.play_on_own):
-        return _win_trick(state, list(state.hands), winner, state.trick, False, state.reversed,
+    if nxt < 0 or (nxt == winner and not rules.play_on_own):
+        return _win_trick(state, list(state.hands), winner, trick, False, state.reversed,
                           state.went_out, state.penalized, log, events)
     fields: list[Any] = list(state)
     fields[_TO_ACT], fields[_PASSED], fields[_LOG] = nxt, passed, log
