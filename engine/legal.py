@@ -34,7 +34,8 @@ from engine.plays import (
 from engine.rules import Rules
 
 _MAX_RANK = RANKS - 1  # the 2
-_GROUP = PlayKind.GROUP
+# (an Enum member read through its class costs about a microsecond on Python 3.11)
+_GROUP, _STRAIGHT, _JOKER = PlayKind.GROUP, PlayKind.STRAIGHT, PlayKind.JOKER
 _JOKERS = (1 << 52, 1 << 53)
 SPADE_THREE = 1 << 3  # rank 3 (0), spades (suit 3): beats the single joker where allowed
 
@@ -47,9 +48,9 @@ def strength(rank: int, reversed_: bool) -> int:
 def play_strength(play: Play, reversed_: bool) -> int:
     """Groups by rank; straights by their highest card, or by their lowest during a
     revolution; the single joker above everything in either order."""
-    if play.kind is PlayKind.JOKER:
+    if play.kind is _JOKER:
         return RANKS
-    if play.kind is PlayKind.STRAIGHT:
+    if play.kind is _STRAIGHT:
         return _MAX_RANK - play.rank if reversed_ else play.high
     return _MAX_RANK - play.rank if reversed_ else play.rank
 
@@ -344,7 +345,7 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
             _groups(hand, size, _BEATING[top.rank, reversed_, rules.equal_match], out)
             if size == 1:
                 _single_jokers(hand, out)
-    elif kind is PlayKind.STRAIGHT and top.size <= hand.bit_count():
+    elif kind is _STRAIGHT and top.size <= hand.bit_count():
         if not hand & JOKER_BITS:
             starts = _runs(_suit_lanes(hand), top.size)
             if starts:
@@ -353,7 +354,7 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
         else:
             _straights(hand, top.size, reversed_, out, _straight_needs(top, rules, reversed_),
                        rules.jokers_extend_straights)
-    elif kind is PlayKind.JOKER and rules.spade_three_beats_joker and hand & SPADE_THREE:
+    elif kind is _JOKER and rules.spade_three_beats_joker and hand & SPADE_THREE:
         out.append(group_play(0, SPADE_THREE))
     # else nothing beats or equals the single joker: only the pass remains
     if rules.suit_lock and out and hand & JOKER_BITS:
@@ -379,7 +380,7 @@ def lock_of(trick: tuple[tuple[int, Play], ...]) -> int:
     if len(trick) < 2:
         return 0
     last = trick[-1][1]
-    if last.suits == trick[-2][1].suits and last.kind is not PlayKind.JOKER:
+    if last.suits == trick[-2][1].suits and last.kind is not _JOKER:
         return last.suits
     return 0
 
@@ -390,7 +391,7 @@ def _name_jokers(plays: list[Play], lock: int) -> list[Play]:
     without the locked suits go (the single joker may still go on a locked single)."""
     out: list[Play] = []
     for play in plays:
-        if play.kind is PlayKind.GROUP and not play.names_joker_suits:
+        if play.kind is _GROUP and not play.names_joker_suits:
             naturals, jokers = play.suits, play.jokers
             if lock:
                 named = lock & ~naturals
@@ -399,7 +400,7 @@ def _name_jokers(plays: list[Play], lock: int) -> list[Play]:
             else:
                 for named in _SUBNIBS[jokers][15 & ~naturals]:
                     out.append(group_play(play.rank, play.mask, named))
-        elif not lock or play.suits == lock or play.kind is PlayKind.JOKER:
+        elif not lock or play.suits == lock or play.kind is _JOKER:
             out.append(play)
     return out
 
@@ -450,35 +451,35 @@ def check_play(hand: int, top: Play | None, play: Play, rules: Rules, reversed_:
         if top is None and not rules.lead_pass:
             raise CannotPassLead("the leader must play: a trick cannot open with a pass")
         return
-    if play.kind is PlayKind.STRAIGHT and not rules.straights:
+    if play.kind is _STRAIGHT and not rules.straights:
         raise OptionDisabled("straights are not played under these rules")
-    if play.kind is PlayKind.STRAIGHT and (play.rank < 0 or play.high >= RANKS) \
+    if play.kind is _STRAIGHT and (play.rank < 0 or play.high >= RANKS) \
             and not rules.jokers_extend_straights:
         raise OptionDisabled(f"{play}: a joker does not extend a straight below the 3 or "
                              "above the 2 under these rules")
-    if play.kind is PlayKind.GROUP and (play.size == 5 or play.mask & JOKER_BITS):
+    if play.kind is _GROUP and (play.size == 5 or play.mask & JOKER_BITS):
         _check_joker_group(play, rules)
     if play.mask & ~hand:
         raise CardNotInHand(f"{play} uses cards that are not in your hand")
     if top is None:
         return
-    if top.kind is PlayKind.STRAIGHT:
-        if play.kind is not PlayKind.STRAIGHT:
+    if top.kind is _STRAIGHT:
+        if play.kind is not _STRAIGHT:
             raise GroupOnStraight(f"this trick is played with straights of {top.size}: {play} is not one")
-    elif play.kind is PlayKind.STRAIGHT:
+    elif play.kind is _STRAIGHT:
         raise StraightOnGroup(f"this trick is played with groups of {top.size}: a straight cannot follow")
     if play.size != top.size:
         raise WrongSize(f"this trick is played with {top.size} card(s) a play, not {play.size}")
-    if lock and play.suits != lock and play.kind is not PlayKind.JOKER:
+    if lock and play.suits != lock and play.kind is not _JOKER:
         raise SuitLocked(f"the trick is locked to {format_suits(lock)}: {play} is not")
-    if top.kind is PlayKind.JOKER:
+    if top.kind is _JOKER:
         if rules.spade_three_beats_joker and play.mask == SPADE_THREE:
             return
         raise NotStrongEnough("nothing beats or equals the single joker"
                               + (" but the 3 of spades" if rules.spade_three_beats_joker
                                  else ""))
     mine = play_strength(play, reversed_)
-    if top.kind is PlayKind.STRAIGHT:
+    if top.kind is _STRAIGHT:
         if mine < _straight_needs(top, rules, reversed_):
             raise NotStrongEnough(f"{play} does not beat {top}"
                                   + (": every card must be stronger" if rules.straights_above

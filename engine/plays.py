@@ -151,6 +151,7 @@ def _group_naming_jokers(parts: list[str]) -> Play:
     return group_play(int(naturals[0].rank), mask_of(cards), jsuits)  # type: ignore[arg-type]
 
 
+_GROUP, _STRAIGHT = PlayKind.GROUP, PlayKind.STRAIGHT  # (faster than through the Enum)
 _INTERNED: dict[tuple[int, ...], Play] = {}
 FIVE_SUITS = 31  # a 5-card group's suits: the four, and the joker's own row (UECda)
 
@@ -172,7 +173,7 @@ def group_play(rank: int, mask: int, jsuits: int = 0) -> Play:
     ``jsuits`` the suits the jokers stand for, when they name them (the suit lock)."""
     if jsuits:
         return _suited_group(rank, mask, jsuits)
-    play = _INTERNED.get((PlayKind.GROUP, mask, rank))
+    play = _INTERNED.get((_GROUP, mask, rank))
     if play is not None:
         return play
     suits = (mask >> (rank << 2)) & 15
@@ -182,7 +183,7 @@ def group_play(rank: int, mask: int, jsuits: int = 0) -> Play:
 
 
 def _suited_group(rank: int, mask: int, jsuits: int) -> Play:
-    key = (PlayKind.GROUP, mask, rank, jsuits)
+    key = (_GROUP, mask, rank, jsuits)
     play = _INTERNED.get(key)
     if play is not None:
         return play
@@ -201,7 +202,7 @@ def joker_play(bit: int) -> Play:
 
 def straight_play(low: int, length: int, suit: int, mask: int) -> Play:
     """A straight of ``suit`` from rank ``low``; jokers fill the ranks not in ``mask``."""
-    play = _INTERNED.get((PlayKind.STRAIGHT, mask, low))
+    play = _INTERNED.get((_STRAIGHT, mask, low))
     if play is not None:
         return play
     jokers = list(cards_of(mask & JOKER_BITS))
