@@ -72,7 +72,7 @@ def normal_choice(hand: int, legal: Sequence[Play], reversed_: bool, following: 
     best: Play | None = None
     best_key = (3, 0, 0)
     for play in legal:
-        if not play:
+        if play is PASS:  # (plays are interned: the only pass; faster than Play.__bool__)
             continue
         cost = play_cost(play, hand, power_rank)
         if following and cost == CLEAN:
