@@ -23,7 +23,7 @@ from engine.events import (
 )
 from engine.outcome import Exchange, Role, RoundResult, exchange_pairs, roles_by_place
 from engine.plays import PASS, Action, Give, Play, PlayKind
-from engine.rules import FirstLead, LaterLead, Rules
+from engine.rules import MOST_ROUNDS, MOST_SEATS, FirstLead, LaterLead, Rules
 from engine.state import LogEntry, Phase, RoundLog, State
 
 THREE_OF_CLUBS = 1  # bit 0: rank 3, suit clubs
@@ -215,7 +215,7 @@ def apply_unchecked(state: State, action: Action, events: list[Event] | None = N
     """Apply an action known to be legal (e.g. taken from ``legal_actions``). Events are
     appended to ``events``; with None (simulations) the frequent ones are not even built."""
     seat = state.to_act
-    if action is PASS:  # (plays are interned: the only pass) half the actions: shared entries
+    if action is PASS:  # half the actions; plays are interned, so PASS is the only pass
         return _pass(state, seat, state.log + (_PASS_ENTRIES[state.round_no][seat],), events)
     log = state.log + (tuple.__new__(LogEntry, (state.round_no, seat, action)),)
     if type(action) is Play:
@@ -224,9 +224,9 @@ def apply_unchecked(state: State, action: Action, events: list[Event] | None = N
     return _give(state, seat, action, log, events)
 
 
-# _PASS_ENTRIES[round][seat]: every pass's log entry (rounds 1-100, seats 0-7).
-_PASS_ENTRIES = [[tuple.__new__(LogEntry, (r, seat, PASS)) for seat in range(8)]
-                 for r in range(101)]
+# _PASS_ENTRIES[round][seat]: every pass's log entry, shared.
+_PASS_ENTRIES = [[tuple.__new__(LogEntry, (r, seat, PASS)) for seat in range(MOST_SEATS)]
+                 for r in range(MOST_ROUNDS + 1)]
 
 
 def replay(rules: Rules, seed: int, actions: Iterable[Action]) -> State:

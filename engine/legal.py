@@ -330,12 +330,13 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
     then ``pass``."""
     out: list[Play] = []
     kind = top.kind
-    if lock and not hand & JOKER_BITS:  # only the locked suits' cards may go (no joker to name)
+    jokers = hand & JOKER_BITS
+    if lock and not jokers:  # only the locked suits' cards may go (no joker to name)
         hand &= _SUITS_EVERY_RANK[lock & 15]
         lock = 0
     if kind is _GROUP:
         size = top.size
-        if not hand & JOKER_BITS:  # the common case first: no joker in hand, no group of 5
+        if not jokers:  # the common case first: no joker in hand, no group of 5
             if size < 5:
                 _plain_groups(hand & _BEATING_MASKS[rules.equal_match][reversed_][top.rank],
                               size, reversed_, out)
@@ -346,7 +347,7 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
             if size == 1:
                 _single_jokers(hand, out)
     elif kind is _STRAIGHT and top.size <= hand.bit_count():
-        if not hand & JOKER_BITS:
+        if not jokers:
             starts = _runs(_suit_lanes(hand), top.size)
             if starts:
                 _plain_straights(starts, top.size, reversed_, out,
@@ -357,7 +358,7 @@ def follow_plays(hand: int, top: Play, rules: Rules, reversed_: bool,
     elif kind is _JOKER and rules.spade_three_beats_joker and hand & SPADE_THREE:
         out.append(group_play(0, SPADE_THREE))
     # else nothing beats or equals the single joker: only the pass remains
-    if rules.suit_lock and out and hand & JOKER_BITS:
+    if rules.suit_lock and out and jokers:
         out = _name_jokers(out, lock)
     out.append(PASS)
     return out

@@ -32,6 +32,10 @@ class LaterLead(str, Enum):
     THREE_OF_DIAMONDS = "three_of_diamonds"  # its holder once the exchange is done (UECda)
 
 
+MOST_SEATS = 8  # the largest table any ruleset allows
+MOST_ROUNDS = 100  # the longest series
+
+
 def _opt(default: Any, doc: str) -> Any:
     return field(default=default, metadata={"doc": doc})
 
@@ -177,11 +181,12 @@ def _validate(r: Rules) -> None:
                  f"option {f.name} must be an int, not {value!r}")
     need(isinstance(r.first_lead, FirstLead), f"first_lead must be a FirstLead, not {r.first_lead!r}")
     need(isinstance(r.later_lead, LaterLead), f"later_lead must be a LaterLead, not {r.later_lead!r}")
-    need(3 <= r.max_players <= 8, f"max_players must be 3 to 8, not {r.max_players}")
+    need(3 <= r.max_players <= MOST_SEATS,
+         f"max_players must be 3 to {MOST_SEATS}, not {r.max_players}")
     need(3 <= r.players <= r.max_players,
          f"players must be 3 to {r.max_players} for this ruleset, not {r.players}")
     need(0 <= r.jokers <= 2, f"jokers must be 0, 1 or 2, not {r.jokers}")
-    need(1 <= r.rounds <= 100, f"rounds must be 1 to 100, not {r.rounds}")
+    need(1 <= r.rounds <= MOST_ROUNDS, f"rounds must be 1 to {MOST_ROUNDS}, not {r.rounds}")
     need(0 <= r.reset_every <= 100, f"reset_every must be 0 to 100, not {r.reset_every}")
     need(0 <= r.pass_limit <= 100, f"pass_limit must be 0 to 100, not {r.pass_limit}")
     need(not r.straight_revolution or (r.straights and r.revolution),

@@ -24,6 +24,7 @@ class Phase(str, Enum):
 
 _OVER = Phase.OVER  # (faster than through the Enum, on a hot path)
 
+
 class LogEntry(NamedTuple):
     round_no: int
     seat: int
