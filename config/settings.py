@@ -34,6 +34,9 @@ SETTINGS = (
             "`PRESIDENT_AI_ENGINES` are checked against; unset: the system's"),
     Setting("PRESIDENT_AI_WORKER_PROCESSES", "1",
             "processes of one gRPC AI worker, sharing its port (about one per core)"),
+    Setting("PRESIDENT_AI_MAX_CALLS", "10000",
+            "calls one AI worker process answers before it is replaced (up to a tenth "
+            "more, at random; its replacement serves first): bounds its memory; 0: never"),
     Setting("PRESIDENT_AI_MAX_MS", "2000",
             "an AI worker's most thinking time per decision, whatever the request asks"),
     Setting("PRESIDENT_AI_MAX_SIMULATIONS", "20000",

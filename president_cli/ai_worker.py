@@ -6,7 +6,7 @@ import argparse
 
 
 def _ai_worker(args: argparse.Namespace) -> int:
-    from workers.rpc.server import run
+    from workers.rpc.supervisor import run
 
     return run(args.host, args.port, args.processes)
 

@@ -1,23 +1,19 @@
-"""The gRPC AI worker: ``president ai-worker --port 50051 --processes N``.
-
-The levels are CPU-bound and Python threads would serialize them, so N processes each
-run a server bound to the same port with SO_REUSEPORT and the kernel spreads the
-connections (grpc's own examples/python/multiprocessing). The parent never creates a
-gRPC object: it reserves the port, spawns the workers and forwards SIGTERM to them;
-each worker stops accepting calls and lets those in flight finish.
-"""
+"""The gRPC AI worker's server: the servicer, and one server process of
+``president ai-worker`` (its parent: ``workers.rpc.supervisor``). On SIGTERM a server
+process stops accepting calls and lets those in flight finish."""
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
-import multiprocessing
 import os
 import signal
-import socket
-import sys
+import threading
 from concurrent import futures
-from typing import Callable, Iterator
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -122,11 +118,13 @@ class AiServicer(ai_pb2_grpc.AiServiceServicer):  # type: ignore[misc]  # genera
 
 
 def build_server(address: str, *, reuse_port: bool = False, threads: int = 4,
-                 cap: Budget | None = None, reflection_on: bool = True
+                 cap: Budget | None = None, reflection_on: bool = True,
+                 interceptors: Sequence[grpc.ServerInterceptor] = ()
                  ) -> tuple[grpc.Server, int]:
     """A server with the AI service (each decision within ``cap``), health checking and,
     unless turned off, reflection; not started."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads),
+                         interceptors=interceptors,
                          options=[("grpc.so_reuseport", 1 if reuse_port else 0)])
     ai_pb2_grpc.add_AiServiceServicer_to_server(AiServicer(cap), server)
     health_servicer = health.HealthServicer()
@@ -142,26 +140,34 @@ def build_server(address: str, *, reuse_port: bool = False, threads: int = 4,
     return server, port
 
 
-def serve_one(address: str, reuse_port: bool) -> None:
+def serve_one(address: str, reuse_port: bool, slot: int = 0, max_calls: int = 0,
+              report: Connection | None = None) -> None:
     """One worker process: serve until SIGTERM or SIGINT, then drain. The stop signals
     are caught first of all: one that comes while the server is being built is kept
     for when it has started (an interrupt raised inside gRPC's set-up could leave the
-    process unable to exit)."""
-    wait_for_stop = stop_signals()
+    process unable to exit). It tells its parent through ``report`` when it serves and,
+    after ``max_calls`` calls (0: never), that it wants replacing."""
+    stop = stop_signals()
+    name_process(f"ai-worker-{slot}")
     configure_logging()  # in each process: spawned ones start with none
     tracing.start("president-ai-worker")  # (before the server: its calls are traced)
+    tell = Reporter(report)
     server, _ = build_server(address, reuse_port=reuse_port, cap=worker_cap(),
-                             reflection_on=defaulted("PRESIDENT_AI_REFLECTION") == "on")
+                             reflection_on=defaulted("PRESIDENT_AI_REFLECTION") == "on",
+                             interceptors=[CallCounter(max_calls, tell.retire)] if max_calls
+                             else [])
     server.start()
-    wait_for_stop()
+    tell.serving()
+    os.read(stop, 1)
+    name_process("ai-draining")
     server.stop(GRACE_S).wait()  # refuse new calls, let the ones in flight finish
 
 
-def stop_signals() -> Callable[[], None]:
-    """A wait for SIGTERM or SIGINT, however many come. The handler only writes a byte to
-    a pipe: one that took a lock (``threading.Event.set``) could run while the main
-    thread held that very lock inside ``Event.wait()``, and wait for it forever (a second
-    signal: the group's, then the parent's own)."""
+def stop_signals() -> int:
+    """A pipe's read end that gets a byte for each SIGTERM or SIGINT, however many come.
+    The handler only writes that byte: one that took a lock (``threading.Event.set``)
+    could run while the main thread held that very lock inside ``Event.wait()``, and wait
+    for it forever (a second signal: the group's, then the parent's own)."""
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)
 
@@ -169,52 +175,48 @@ def stop_signals() -> Callable[[], None]:
         with contextlib.suppress(BlockingIOError):  # (full: a byte already waits)
             os.write(write_end, b"!")
 
-    def wait() -> None:
-        os.read(read_end, 1)
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    stops = (signal.SIGTERM, signal.SIGINT)
+    for sig in stops:
         signal.signal(sig, handler)
-    return wait
+    # a child started by the supervisor has them blocked: one that came meanwhile is
+    # handled now
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+    return read_end
 
 
-@contextlib.contextmanager
-def reserve_port(host: str, port: int) -> Iterator[int]:
-    """Hold ``host:port`` (port 0: any free one) with SO_REUSEPORT while workers bind it."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    try:
-        sock.bind((host, port))
-        yield sock.getsockname()[1]
-    finally:
-        sock.close()
+class CallCounter(grpc.ServerInterceptor):  # type: ignore[misc]  # untyped
+    """Calls ``then`` once, when the AI service has been called ``calls`` times (health
+    checks are not counted: they cost nothing and come at every probe)."""
+
+    def __init__(self, calls: int, then: Callable[[], None]) -> None:
+        self._count, self._calls, self._then = itertools.count(1), calls, then
+
+    def intercept_service(self, continuation: Callable[[Any], Any],
+                          details: grpc.HandlerCallDetails) -> Any:
+        if details.method.startswith(f"/{SERVICE_NAME}/") and next(self._count) == self._calls:
+            self._then()  # (itertools.count's next is atomic: exactly one call sees it)
+        return continuation(details)
 
 
-def run(host: str, port: int, processes: int) -> int:
-    """The ``ai-worker`` command: N processes on one port until SIGTERM / Ctrl-C."""
-    with reserve_port(host, port) as bound:
-        address = f"[{host}]:{bound}" if ":" in host else f"{host}:{bound}"
-        context = multiprocessing.get_context("spawn")  # no gRPC state crosses a fork
-        workers = [context.Process(target=serve_one, args=(address, True), daemon=False)
-                   for _ in range(processes)]
-        # Ignored until each process catches it itself: a child inherits the ignoring
-        # across its exec, so a Ctrl-C while it starts is kept rather than raised anywhere.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        for worker in workers:
-            worker.start()
-        print(f"AI worker listening on {address} with {processes} process(es)", flush=True)
+class Reporter:
+    """What a worker process tells its parent, from any thread, over its pipe."""
 
-        def stop(*_: object) -> None:
-            for worker in workers:
-                if worker.is_alive() and worker.pid is not None:
-                    worker.terminate()  # SIGTERM: each worker drains its calls
+    def __init__(self, pipe: Connection | None) -> None:
+        self._pipe, self._lock = pipe, threading.Lock()
 
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
-        for worker in workers:
-            worker.join()
-    failed = [w.exitcode for w in workers if w.exitcode not in (0, -signal.SIGTERM)]
-    return 1 if failed else 0
+    def serving(self) -> None:
+        self._send("serving")
+
+    def retire(self) -> None:
+        self._send("retire")
+
+    def _send(self, message: str) -> None:
+        if self._pipe is not None:
+            with self._lock, contextlib.suppress(OSError):  # (a parent gone: nothing to tell)
+                self._pipe.send(message)
 
 
-if __name__ == "__main__":
-    sys.exit(run("127.0.0.1", 50051, 1))
+def name_process(name: str) -> None:
+    """The name ``ps`` shows (Linux; elsewhere nothing)."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/comm").write_text(name[:15])
