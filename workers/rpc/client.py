@@ -10,6 +10,7 @@ the legal actions that were sent.
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engine.observe import View
 from engine.plays import Action
-from president.ai.v1 import ai_pb2_grpc
+from president.ai.v1 import ai_pb2, ai_pb2_grpc
 from config.settings import setting
 from workers.ai import LEVELS
 from workers.ai.budget import Budget
@@ -30,6 +31,19 @@ from workers.rpc.serde import candidates_from_proto, request_to_proto, response_
 DEFAULT_TARGET = "127.0.0.1:50051"
 TLS = "tls://"  # an engine's target that starts so is called over TLS
 DEFAULT_ENGINES = {level: DEFAULT_TARGET for level in LEVELS}
+# A call a server dropped without running it is sent again at once, by gRPC itself: the
+# server is stopping (a deploy) or an AI worker process is being replaced, and gRPC
+# answers CANCELLED for the calls it had taken in but not started (grpc/grpc#41785),
+# UNAVAILABLE for those it refused. A decision depends on its request alone: asking twice
+# is harmless.
+CHANNEL_OPTIONS = [
+    ("grpc.use_local_subchannel_pool", 1),  # a connection each
+    ("grpc.service_config", json.dumps({"methodConfig": [{
+        "name": [{"service": ai_pb2.DESCRIPTOR.services_by_name["AiService"].full_name}],
+        "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.01s", "maxBackoff": "0.1s",
+                        "backoffMultiplier": 2,
+                        "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"]}}]})),
+]
 
 
 class AiError(Exception):
@@ -112,11 +126,11 @@ class AiClient:
             return stubs[next(self._turn) % len(stubs)]
 
     def _channel(self, target: str) -> grpc.Channel:
-        options = [("grpc.use_local_subchannel_pool", 1)]  # a connection each
         if target.startswith(TLS):
             credentials = grpc.ssl_channel_credentials(root_certificates=self._tls_roots)
-            return grpc.secure_channel(target.removeprefix(TLS), credentials, options=options)
-        return grpc.insecure_channel(target, options=options)
+            return grpc.secure_channel(target.removeprefix(TLS), credentials,
+                                       options=CHANNEL_OPTIONS)
+        return grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
 
     def decide(self, view: View, engine: str, *, seed: int = 0, budget: Budget | None = None,
                timeout_s: float = 5.0) -> Action:
