@@ -1,7 +1,8 @@
 """``president bench soak``: the chaos benchmark's cluster under steady load, no fault,
-for ``minutes`` after a warm-up: the resident memory of every process of the cluster at
-the end of the warm-up and at the end (its growth in %), and the p99 latency of the
-clients' requests, minute by minute (the last minute's against the first's)."""
+for ``minutes`` after a warm-up: the resident memory of every process of the cluster (of
+every slot, for the AI worker's) at the end of the warm-up and at the end (its growth in
+%), and the p99 latency of the clients' requests, minute by minute (the last minute's
+against the first's)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,18 @@ from benchmarks.servers import cpu_s, processes
 
 
 def _memory(chaos: Chaos) -> dict[str, float]:
+    """Resident MB by process: ``name/pid``, and ``name/ai-worker-<slot>`` for the AI
+    worker's server processes, which are replaced after their calls (the slot is what
+    lasts; one draining, on its way out, is left aside)."""
     sizes = {}
     for proc in chaos.cluster.procs:
         if proc.popen.poll() is None:
             for pid in processes(group=proc.popen.pid):
                 try:
-                    sizes[f"{proc.name}/{pid}"] = rss_mb(pid)
+                    name = Path(f"/proc/{pid}/comm").read_text().strip()
+                    if name != "ai-draining":
+                        slot = name if name.startswith("ai-worker-") else str(pid)
+                        sizes[f"{proc.name}/{slot}"] = rss_mb(pid)
                 except OSError:
                     pass  # (gone meanwhile)
     return sizes

@@ -1,6 +1,6 @@
 """``president bench soak`` on its cluster for a short while, with a cache budget of its
-own: every process's memory sampled after the warm-up and at the end, the latency per
-minute and the CPU per move reported."""
+own: every process's memory (the AI worker's by slot) sampled after the warm-up and at
+the end, the latency per minute and the CPU per move reported."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ def test_a_short_soak_reports_every_process_s_memory_latency_and_cpu() -> None:
     assert set(before) == set(after) == set(report["rss_growth_pct"])
     kinds = {name.split("/")[0].split("-")[0] for name in before}
     assert {"api", "celery", "grpc", "beat"} <= kinds, sorted(before)
+    # the AI worker's server processes by slot (they are replaced after their calls)
+    slots = {name.split("/")[1] for name in before if name.startswith("grpc")}
+    assert {"ai-worker-0", "ai-worker-1"} <= slots, slots  # (and the parent, by pid)
     assert all(mb > 0 for mb in before.values())
     assert report["rss_growth_pct_max"] == max(report["rss_growth_pct"].values())
     assert len(report["p99_ms_per_minute"]) == 1 and report["p99_ms_per_minute"][0] > 0
