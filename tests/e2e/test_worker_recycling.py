@@ -1,6 +1,6 @@
 """``president ai-worker --processes 2`` replaces its server processes: each after
-``PRESIDENT_AI_MAX_CALLS`` calls (what bounds its memory), and one that dies while
-serving; every call made meanwhile is answered, and each slot keeps one process."""
+``PRESIDENT_AI_MAX_CALLS`` calls (what bounds its memory), and one that exits unasked
+while serving; every call made meanwhile is answered, and each slot keeps one process."""
 
 from __future__ import annotations
 
@@ -87,11 +87,13 @@ def test_processes_are_replaced_after_their_calls_and_no_call_is_lost(
         watcher = threading.Thread(target=watch)
         watcher.start()
         try:
-            answered, errors = hammer(target, 20 * MAX_CALLS)
+            for _ in range(20):  # (the kernel may give one process every connection)
+                assert hammer(target, 5 * MAX_CALLS) == (5 * MAX_CALLS, [])
+                if not set(worker_children(proc.pid)) & set(first.values()):
+                    break
         finally:
             done.set()
             watcher.join()
-        assert errors == [] and answered == 20 * MAX_CALLS
         # (python: one starting, not yet named; "": one gone between listing and reading)
         assert names <= {"ai-worker-0", "ai-worker-1", "ai-draining", "python", ""}, names
         last = serving_slots(proc.pid)
@@ -101,7 +103,7 @@ def test_processes_are_replaced_after_their_calls_and_no_call_is_lost(
         assert hammer(target, 40) == (40, [])  # and the replacements serve
 
 
-def test_a_process_that_dies_while_serving_is_replaced_in_its_slot(
+def test_a_process_that_exits_unasked_while_serving_is_replaced_in_its_slot(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRESIDENT_AI_MAX_CALLS", "0")  # never after calls
     with worker_process(2) as (proc, target):
@@ -110,5 +112,10 @@ def test_a_process_that_dies_while_serving_is_replaced_in_its_slot(
         after = serving_slots(proc.pid)
         assert after["ai-worker-0"] == first["ai-worker-0"]
         assert after["ai-worker-1"] != first["ai-worker-1"]
+        assert hammer(target, 40) == (40, [])
+        os.kill(after["ai-worker-0"], signal.SIGTERM)  # it drains and exits 0, unasked
+        last = serving_slots(proc.pid)
+        assert last["ai-worker-0"] != after["ai-worker-0"]
+        assert last["ai-worker-1"] == after["ai-worker-1"]
         assert hammer(target, 40) == (40, [])
         assert proc.poll() is None

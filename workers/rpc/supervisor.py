@@ -12,8 +12,9 @@ Ctrl-C (each drains its calls in flight), and replaces them:
   answered, below Python (gRPC's core; Python's own stays flat), about 6% in its first
   10,000 calls and a few % more up to 100,000 (docs/capacity.md). The replacement starts
   first; the old process is told to stop only once it serves, and finishes its calls;
-- when one that was serving dies (a crash, the kernel's OOM killer). One that dies
-  before it serves is not restarted: it would only die again.
+- when one that was serving exits unasked (a crash, the kernel's OOM killer, a signal
+  to it alone). One that exits before it serves is not restarted: it would only fail
+  again.
 
 Each process names itself ``ai-worker-<slot>`` (``ps``, the soak benchmark).
 """
@@ -75,7 +76,8 @@ class Supervisor:
             exits = {child.process.sentinel: child for child in self.children}
             reports = {child.messages: child for child in self.children
                        if child.messages is not None}
-            for ready in wait([stop, *exits, *reports]):
+            # a stop first: a child that exits on the same signal is then not replaced
+            for ready in sorted(wait([stop, *exits, *reports]), key=lambda r: r != stop):
                 if ready == stop:
                     os.read(stop, 1)
                     self.stop()
@@ -111,23 +113,24 @@ class Supervisor:
 
     def _reap(self, child: Child) -> None:
         child.process.join()
+        while child.messages is not None and child.messages.poll():  # what it said last
+            self._receive(child)
         self.children.remove(child)
-        if child.messages is not None:
-            child.messages.close()
         code = child.process.exitcode
         for old in self.children:
             if old.successor is child:  # the old one serves on
                 old.successor = None
-        if child.retired or self.stopping or code in (0, -signal.SIGTERM):
-            return  # (without being told: a signal to it alone; the others serve on)
-        self.failures.append(code)
-        if child.serving and child.successor is None:
-            log.warning("AI worker process %s (slot %d) died (exit code %s): replaced",
-                        child.process.pid, child.slot, code)
+        if child.retired or self.stopping:
+            return
+        if code not in (0, -signal.SIGTERM):
+            self.failures.append(code)
+        if not child.serving:
+            log.error("AI worker process %s (slot %d) exited before serving (exit code %s): "
+                      "not restarted", child.process.pid, child.slot, code)
+        elif child.successor is None:  # (one starting already takes its place)
+            log.warning("AI worker process %s (slot %d) exited unasked (exit code %s): "
+                        "replaced", child.process.pid, child.slot, code)
             child.successor = self.start(child.slot)
-        elif not child.serving:
-            log.error("AI worker process %s (slot %d) died before serving (exit code %s)",
-                      child.process.pid, child.slot, code)
 
 
 @contextlib.contextmanager
