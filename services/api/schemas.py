@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engine.rules import MOST_ROUNDS, MOST_SEATS
 from services.domain import LARGEST_NUMBER, WebhookType
 
 
@@ -41,10 +42,10 @@ class SeatIn(Body):
 
 class CreateGameIn(Body):
     preset: str = Field(description="classic, cardverse, club, full or classic-variants")
-    seats: list[SeatIn] = Field(min_length=3, max_length=8)
+    seats: list[SeatIn] = Field(min_length=3, max_length=MOST_SEATS)
     options: dict[str, Any] = Field(default_factory=dict,
                                     description="rules options over the preset (GET /v1/rules)")
-    rounds: int | None = Field(None, ge=1, le=100)
+    rounds: int | None = Field(None, ge=1, le=MOST_ROUNDS)
     seed: int | None = Field(None, ge=0, lt=2**63,
                              description="fixes every deal; secret: never shown by the API")
     pace_ms: int | None = Field(None, ge=0, le=10_000, description="pause before each AI "
@@ -374,7 +375,7 @@ class PlayerOut(BaseModel):
 class TicketIn(Body):
     player_id: str = Field(min_length=1, max_length=64, description="the key's player")
     preset: str = Field("classic", description="the rules of the table")
-    players: int = Field(4, ge=3, le=8, description="the table's size")
+    players: int = Field(4, ge=3, le=MOST_SEATS, description="the table's size")
     wait_s: float = Field(30, ge=1, le=600, description="how long to wait for people; "
                           "then the seats nobody took are filled with the AI level fill")
     fill: str = Field("normal", description="the AI level for the seats left")
