@@ -52,14 +52,15 @@ class Child:
 class Supervisor:
     def __init__(self, address: str, max_calls: int) -> None:
         self._address, self._max_calls = address, max_calls
-        self._context: SpawnContext = multiprocessing.get_context("spawn")  # no gRPC state crosses a fork
+        # spawned, not forked: no gRPC state crosses into a child
+        self._context: SpawnContext = multiprocessing.get_context("spawn")
         self.children: list[Child] = []
         self.failures: list[int | None] = []  # exit codes other than a clean stop's
         self.stopping = False
 
     def start(self, slot: int) -> Child:
         receive, send = self._context.Pipe(duplex=False)
-        calls = self._max_calls + random.randint(0, self._max_calls // 10) if self._max_calls else 0
+        calls = self._max_calls + random.randint(0, self._max_calls // 10)  # 0 stays 0
         process = self._context.Process(target=serve_one, args=(self._address, True, slot, calls,
                                                                send), daemon=False)
         with interrupts_ignored_by_the_child():
