@@ -140,8 +140,8 @@ def build_server(address: str, *, reuse_port: bool = False, threads: int = 4,
     return server, port
 
 
-def serve_one(address: str, reuse_port: bool, slot: int = 0, max_calls: int = 0,
-              report: Connection | None = None) -> None:
+def serve_one(address: str, reuse_port: bool, slot: int, max_calls: int,
+              report: Connection) -> None:
     """One worker process: serve until SIGTERM or SIGINT, then drain. The stop signals
     are caught first of all: one that comes while the server is being built is kept
     for when it has started (an interrupt raised inside gRPC's set-up could leave the
@@ -201,7 +201,7 @@ class CallCounter(grpc.ServerInterceptor):  # type: ignore[misc]  # untyped
 class Reporter:
     """What a worker process tells its parent, from any thread, over its pipe."""
 
-    def __init__(self, pipe: Connection | None) -> None:
+    def __init__(self, pipe: Connection) -> None:
         self._pipe, self._lock = pipe, threading.Lock()
 
     def serving(self) -> None:
@@ -211,9 +211,8 @@ class Reporter:
         self._send("retire")
 
     def _send(self, message: str) -> None:
-        if self._pipe is not None:
-            with self._lock, contextlib.suppress(OSError):  # (a parent gone: nothing to tell)
-                self._pipe.send(message)
+        with self._lock, contextlib.suppress(OSError):  # (a parent gone: nothing to tell)
+            self._pipe.send(message)
 
 
 def name_process(name: str) -> None:
