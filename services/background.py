@@ -41,12 +41,13 @@ class BackgroundScheduler:
         self._thread: threading.Thread | None = None
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
+                delay_s: float = 0.0, resent: bool = False) -> None:
         """Queued, and played once the caller's request is over (no pacing here)."""
         self._turns.put(Turn(game_id, seat, version))
         self._start()
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   resent: bool = False) -> None:
         pass  # no timer in process: time limits are the Celery scheduler's
 
     def recover(self, now: datetime | None = None) -> int:

@@ -199,7 +199,8 @@ class Waiting(NamedTuple):
 class TurnMessage:
     """A turn a committed move sets in motion, kept in the outbox until a relay hands it
     to the ``TurnScheduler``: AI ``seat`` to play after ``delay_s`` (its pace), or human
-    ``seat``'s time limit, ``delay_s`` from now (``engine`` None)."""
+    ``seat``'s time limit, ``delay_s`` from now (``engine`` None). ``resent``: written
+    again by the sweeper (its first message was lost), to be served before new turns."""
 
     game_id: str
     version: int
@@ -208,6 +209,7 @@ class TurnMessage:
     delay_s: float
     sent_at: datetime | None = None  # when it was written, by the database's clock
     trace: str | None = None  # the traceparent of the move that wrote it (tracing on)
+    resent: bool = False
 
     @property
     def is_ai(self) -> bool:

@@ -25,10 +25,11 @@ class InlineScheduler:
         self._local = threading.local()
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
+                delay_s: float = 0.0, resent: bool = False) -> None:
         self._queue().append(Turn(game_id, seat, version))
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   resent: bool = False) -> None:
         pass  # no timer in process: time limits are the Celery scheduler's
 
     def play_queued(self) -> None:

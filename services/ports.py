@@ -455,11 +455,13 @@ class TurnScheduler(Protocol):
     (``handlers.outbox``). May raise: the message then stays in the outbox."""
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
+                delay_s: float = 0.0, resent: bool = False) -> None:
         """AI ``seat`` is to act at ``version``: have ``engine`` play it, after ``delay_s``.
         A scheduler with a queue lets the message expire a while after it is due, counted
         from now: the turn's due time in the store is no earlier (a late hand-over moves
-        it), and the sweeper waits past it before it sends the turn again."""
+        it), and the sweeper waits past it before it sends the turn again. A ``resent``
+        turn (the sweeper's: it has waited longest) goes before every new one."""
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   resent: bool = False) -> None:
         """Human ``seat`` is to act at ``version`` and has ``timeout_s`` to do so."""

@@ -27,17 +27,26 @@ from services.ports import StoredEvent, StoredState, VersionConflict
 
 
 class Recorder:
-    """A ``TurnScheduler`` that records its calls."""
+    """A ``TurnScheduler`` that records its calls (and, apart, the resent turns': game,
+    version)."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
+        self.resent: list[tuple[str, int]] = []
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
+                delay_s: float = 0.0, resent: bool = False) -> None:
         self.calls.append(("ai", game_id, seat, version, engine, delay_s))
+        self._note(game_id, version, resent)
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   resent: bool = False) -> None:
         self.calls.append(("human", game_id, seat, version, timeout_s))
+        self._note(game_id, version, resent)
+
+    def _note(self, game_id: str, version: int, resent: bool) -> None:
+        if resent:
+            self.resent.append((game_id, version))
 
 
 @dataclass
@@ -207,7 +216,7 @@ class FakeRepository:
             return False
         self.pending.append(lambda: setattr(stored, "due_at", now))
         self._send(TurnMessage(waiting.game_id, waiting.version, waiting.seat, waiting.engine,
-                               0.0), now)
+                               0.0, resent=True), now)
         return True
 
     def postpone(self, waiting: Waiting, delay_s: float) -> bool:
@@ -531,6 +540,11 @@ class Told:
     def calls(self) -> list[tuple[Any, ...]]:
         relay(self._uow_factory(), self._recorder, limit=10**6)
         return self._recorder.calls
+
+    @property
+    def resent(self) -> list[tuple[str, int]]:
+        relay(self._uow_factory(), self._recorder, limit=10**6)
+        return self._recorder.resent
 
 
 def state_of(db: FakeDatabase, game_id: str) -> State:

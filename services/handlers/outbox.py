@@ -53,10 +53,10 @@ def hand_over(message: TurnMessage, scheduler: TurnScheduler) -> None:
     with tracing.continued(message.trace):
         if message.engine is not None:
             scheduler.ai_turn(message.game_id, message.seat, message.version, message.engine,
-                              message.delay_s)
+                              message.delay_s, message.resent)
         else:
             scheduler.human_turn(message.game_id, message.seat, message.version,
-                                 message.delay_s)
+                                 message.delay_s, message.resent)
 
 
 def relay_webhooks(uow: UnitOfWork, queue: WebhookQueue, wait_s: float,

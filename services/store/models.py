@@ -194,6 +194,7 @@ class OutboxRow(Base):
     delay_ms: Mapped[int] = mapped_column(Integer)  # the AI's pace, or the human's time
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # database clock
     trace: Mapped[str | None] = mapped_column(String(64))  # the move's traceparent
+    resent: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class WebhookEndpointRow(Base):

@@ -75,7 +75,7 @@ _WAKE_RELAY = text(f"SELECT pg_notify('{OUTBOX_CHANNEL}', '')")  # one notice pe
 def _message_row(message: TurnMessage, at: Moment) -> dict[str, object]:
     return {"game_id": message.game_id, "version": message.version, "seat": message.seat,
             "engine": message.engine, "delay_ms": delay_ms(message),
-            "created_at": at, "trace": message.trace}
+            "created_at": at, "trace": message.trace, "resent": message.resent}
 
 
 E = TypeVar("E", bound="Event | ServiceEvent")
@@ -342,7 +342,7 @@ class SqlGameRepository:
         if not self._due_at(waiting, now):
             return False
         self._add_message(TurnMessage(waiting.game_id, waiting.version, waiting.seat,
-                                      waiting.engine, 0.0), now)
+                                      waiting.engine, 0.0, resent=True), now)
         return True
 
     def postpone(self, waiting: Waiting, delay_s: float) -> bool:
@@ -526,13 +526,13 @@ class SqlOutbox:
             delete(OutboxRow).where(OutboxRow.id.in_(oldest.scalar_subquery()))
             .returning(OutboxRow.id, OutboxRow.game_id, OutboxRow.version, OutboxRow.seat,
                        OutboxRow.engine, OutboxRow.delay_ms, OutboxRow.created_at,
-                       OutboxRow.trace, *read_now)
+                       OutboxRow.trace, OutboxRow.resent, *read_now)
             .execution_options(synchronize_session=False)).all()
         if rows:
             _due_from_hand_over(session, rows, now if isinstance(now, datetime)
                                 else aware(rows[0].now))
         return [TurnMessage(r.game_id, r.version, r.seat, r.engine, r.delay_ms / 1000,
-                            aware(r.created_at), r.trace) for r in sorted(rows)]
+                            aware(r.created_at), r.trace, r.resent) for r in sorted(rows)]
 
     def put_back(self, messages: Sequence[TurnMessage]) -> None:
         if messages:

@@ -26,6 +26,12 @@ COUNTDOWN_LIMIT_S = 300.0
 PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2,
                  "interval_max": 0.5}
 
+# A turn the sweeper sends again has waited longest: Redis serves it before every new turn,
+# of every queue (kombu keeps a list per priority step, 0 3 6 9, and a worker's BRPOP
+# names the step-0 lists first), so a backlog never holds it past its expiry again. The
+# embedded broker keeps to the order messages came in.
+RESENT_PRIORITY, NEW_PRIORITY = 0, 3
+
 
 class CeleryScheduler:
     def __init__(self, app: Celery, turn_expires_s: float) -> None:
@@ -33,19 +39,23 @@ class CeleryScheduler:
         self.turn_expires_s = turn_expires_s
 
     def ai_turn(self, game_id: str, seat: int, version: int, engine: str,
-                delay_s: float = 0.0) -> None:
-        self._send("president.ai_turn", (game_id, seat, version), queue_for(engine), delay_s)
+                delay_s: float = 0.0, resent: bool = False) -> None:
+        self._send("president.ai_turn", (game_id, seat, version), queue_for(engine), delay_s,
+                   resent)
 
-    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float) -> None:
+    def human_turn(self, game_id: str, seat: int, version: int, timeout_s: float,
+                   resent: bool = False) -> None:
         if timeout_s <= COUNTDOWN_LIMIT_S:
             self._send("president.turn_timeout", (game_id, seat, version), MAINTENANCE_QUEUE,
-                       timeout_s)
+                       timeout_s, resent)
 
-    def _send(self, task: str, args: tuple[str, int, int], queue: str, delay_s: float) -> None:
+    def _send(self, task: str, args: tuple[str, int, int], queue: str, delay_s: float,
+              resent: bool) -> None:
         """Raises when the broker cannot take it: the message stays in the outbox."""
         self.app.send_task(task, args=args, queue=queue, countdown=delay_s or None,
                            expires=delay_s + self.turn_expires_s, retry=True,
-                           retry_policy=PUBLISH_RETRY)
+                           retry_policy=PUBLISH_RETRY,
+                           priority=RESENT_PRIORITY if resent else NEW_PRIORITY)
 
 
 class CeleryWebhooks:

@@ -383,9 +383,11 @@ def test_sweep_resends_stalled_turns_once_each_never_finished_games_nor_unlimite
 
     # only the AI turn due more than 30 s ago is sent again, and only once: the copy sent
     # is due now, so the next sweeps leave it alone until 30 s more have passed
+    assert recorder.resent == []  # (the moves' own turns are new ones)
     assert sweep(uow_factory(), 30.0) == Sweep(1, 0)
     seat = stalled.game.view.to_act
     assert recorder.calls == [("ai", stalled.game.game_id, seat, 0, LEVELS[seat], 0.0)]
+    assert recorder.resent == [(stalled.game.game_id, 0)]  # served before new turns
     recorder.calls.clear()
     assert sweep(uow_factory(), 30.0) == Sweep(0, 0)
     assert recorder.calls == []
@@ -400,6 +402,7 @@ def test_sweep_resends_stalled_turns_once_each_never_finished_games_nor_unlimite
     set_last_move(db, human_id, now - timedelta(seconds=60 + 35))
     assert sweep(uow_factory(), 30.0) == Sweep(0, 1)
     assert recorder.calls == [("human", human_id, human_first.game.view.to_act, 0, 0.0)]
+    assert recorder.resent[-1] == (human_id, 0)
 
     # the recent AI turn, once due long enough; never the finished game nor the human
     # without a time limit

@@ -13,11 +13,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Iterator
+from uuid import uuid4
 
 import pytest
 from celery import Celery
 from celery.worker.consumer import Consumer
-from kombu import Connection
+from kombu import Connection, Queue
 from kombu.exceptions import OperationalError as KombuOperationalError
 from kombu.utils import functional as kombu_functional
 from kombu.utils.imports import symbol_by_name
@@ -385,6 +386,41 @@ def test_a_long_time_limit_is_left_to_the_sweeper_and_every_turn_expires_after_i
         expires = datetime.fromisoformat(got[queue][0].headers["expires"])
         assert start + timedelta(seconds=after_s) - slack <= expires \
             <= end + timedelta(seconds=after_s) + slack
+
+
+@pytest.mark.skipif(REDIS_URL is None, reason="PRESIDENT_TEST_REDIS_URL is not set (.ci/run "
+                    "sets it)")
+def test_on_redis_a_resent_turn_is_served_before_every_new_one_of_every_queue() -> None:
+    """The sweeper's copies go first: the new turns were handed over before them."""
+    import redis
+
+    url = f"{REDIS_URL.rstrip('/')}/0"  # (keys of this test's own, by their prefix)
+    prefix = f"test-priority-{uuid4().hex}:"
+    app = make_celery(TurnSettings.from_env({}, broker_url=url))
+    app.conf.broker_transport_options = {"global_keyprefix": prefix}
+    scheduler = CeleryScheduler(app, 60.0)
+    scheduler.ai_turn("new-easy", 1, 1, "easy")
+    scheduler.ai_turn("new-hard", 1, 1, "hard")
+    scheduler.human_turn("new-human", 1, 1, 60.0)
+    scheduler.ai_turn("resent-hard", 1, 1, "hard", resent=True)
+    scheduler.human_turn("resent-human", 1, 1, 0.0, resent=True)
+    served: list[str] = []
+
+    def take(body: Any, message: Any) -> None:
+        served.append(body[0][0])
+        message.ack()
+
+    try:
+        with app.connection_for_read() as conn, conn.Consumer(
+                [Queue(name) for name in DEFAULT_QUEUES], callbacks=[take], accept=["json"]):
+            while len(served) < 5:
+                conn.drain_events(timeout=5)
+    finally:
+        client = redis.Redis.from_url(url)
+        for key in client.scan_iter(f"{prefix}*"):
+            client.delete(key)
+    assert sorted(served[:2]) == ["resent-hard", "resent-human"]
+    assert sorted(served[2:]) == ["new-easy", "new-hard", "new-human"]
 
 
 def test_an_unreachable_broker_raises_and_the_relay_keeps_the_messages() -> None:

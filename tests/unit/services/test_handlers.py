@@ -274,6 +274,7 @@ def test_the_sweeper_sends_stalled_turns_again_once_each() -> None:
     relay_all(db, recorder)
     assert sorted(c[:2] for c in recorder.calls) == [("ai", ai.game.game_id),
                                                     ("human", human.game.game_id)]
+    assert sorted(recorder.resent) == sorted([(ai.game.game_id, 0), (human.game.game_id, 0)])
     assert sweep(db.uow(), 60.0) == Sweep(0, 0)  # each is due now: no second live copy
     clock[0] += timedelta(seconds=61)
     assert sweep(db.uow(), 60.0) == Sweep(1, 1)
