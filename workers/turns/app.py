@@ -10,6 +10,7 @@ from celery import Celery
 from config import tracing
 from workers.ai import LEVELS
 from workers.turns import embedded
+from workers.turns.broker import is_redis
 from workers.turns.runtime import TurnRuntime
 from workers.turns.settings import TurnSettings
 # One queue per level, so that slow levels never starve fast ones; third-party bots
@@ -53,6 +54,10 @@ def make_celery(settings: TurnSettings | None = None,
         # hour), and when Redis restarted, acknowledging a finished turn over the channel
         # kombu had let go of raised AttributeError out of the worker's loop: it ended.
         task_acks_late=False, worker_prefetch_multiplier=1,
+        # On Redis, no message taken before a process is free to start it: one held
+        # behind a slow start (a new worker's first turns) would expire there unstarted
+        # and wait for the sweeper, when another worker could have played it at once.
+        worker_disable_prefetch=is_redis(settings.broker_url),
         task_default_queue=MAINTENANCE_QUEUE,
         broker_connection_retry_on_startup=True,
         worker_consumer="workers.turns.broker:QuickReconnect",  # back within 0.1 s

@@ -36,11 +36,15 @@ class QuickReconnect(Consumer):  # type: ignore[misc]  # (celery is untyped)
         return super().ensure_connected(quick(conn))
 
 
+def is_redis(broker_url: str) -> bool:
+    return broker_url.startswith(("redis://", "rediss://"))
+
+
 def uptime_s(app: Celery) -> float | None:
     """Whole seconds the Redis broker has been up; None with another broker, or when it
     does not answer within half a second."""
     url = str(app.conf.broker_url)
-    if not url.startswith(("redis://", "rediss://")):
+    if not is_redis(url):
         return None
     try:
         return float(_client(url).info("server")["uptime_in_seconds"])

@@ -242,6 +242,17 @@ def test_make_celery_registers_the_tasks_acknowledged_on_receipt_and_a_sweep() -
     assert make_celery(settings) is not app  # an app per call, never the current app
 
 
+@pytest.mark.parametrize("broker_url, held_back", [
+    ("redis://127.0.0.1:6379/0", True), ("rediss://cache:6380/1", True),
+    (EMBEDDED_BROKER, False), ("memory://", False)])
+def test_on_redis_a_worker_takes_no_message_before_a_process_is_free_to_start_it(
+        broker_url: str, held_back: bool) -> None:
+    """(Celery's ``worker_disable_prefetch``, which only Redis has: a message held behind
+    a new worker's slow first turns would expire there, unstarted.)"""
+    app = make_celery(TurnSettings.from_env({}, broker_url=broker_url))
+    assert app.conf.worker_disable_prefetch is held_back
+
+
 def test_the_tasks_belong_to_their_app_only() -> None:
     """Each app's tasks close over its own settings and runtime: another app made in the
     same process (a second ``make_celery``, a test, a benchmark) must not be handed them,
