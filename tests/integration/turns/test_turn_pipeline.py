@@ -104,7 +104,11 @@ def test_just_after_a_broker_restart_the_sweeper_sends_the_turns_it_lost_sooner(
     assert read.sweep_after_now(3600.0) == 5.0  # up for long: as usual
     assert read.sweep_after_now(1.0) == 5.0  # a copy started before may still think
     assert read.sweep_after_now(2.0) == 2.0  # the turns due before it started: lost
-    assert read.sweep_after_now(4.0) == 4.0
+    assert read.sweep_after_now(2.5) == 2.0
+    assert read.sweep_after_now(3.0) == 2.0  # and those due in its first second
+    assert read.sweep_after_now(4.0) == 3.0
+    assert read.sweep_after_now(5.5) == 4.5
+    assert read.sweep_after_now(7.0) == 5.0  # (never more than as usual)
 
 
 def test_the_broker_s_uptime_is_redis_s_own_and_none_from_any_other() -> None:
