@@ -26,6 +26,12 @@ REVIEWS_QUEUE = "reviews"
 DEFAULT_QUEUES = tuple(f"ai.{level}" for level in LEVELS) + (BOTS_QUEUE, MAINTENANCE_QUEUE,
                                                              WEBHOOKS_QUEUE, RATINGS_QUEUE)
 QUEUES = DEFAULT_QUEUES + (REVIEWS_QUEUE,)
+# A turn the sweeper sends again has waited longest: on Redis it goes before every other
+# message of every queue (kombu keeps a list per priority step, 0 3 6 9, and a worker's
+# BRPOP names the step-0 lists first), with beat's few periodic tasks (the sweeper on
+# time); everything else goes at one priority, so the queues still take turns. The
+# embedded broker keeps to the order messages came in.
+RESENT_PRIORITY, NEW_PRIORITY = 0, 3
 
 
 def queue_for(engine: str) -> str:

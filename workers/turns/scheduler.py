@@ -10,12 +10,13 @@ again (``handlers.turns.sweep``) never finds an older copy still waiting to star
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from celery import Celery
 
 from workers.turns.app import (
-    MAINTENANCE_QUEUE, RATINGS_QUEUE, REVIEWS_QUEUE, WEBHOOKS_QUEUE, queue_for,
+    MAINTENANCE_QUEUE, NEW_PRIORITY, RATINGS_QUEUE, RESENT_PRIORITY, REVIEWS_QUEUE,
+    WEBHOOKS_QUEUE, queue_for,
 )
 
 # Longer time limits are not sent as countdown tasks: the sweeper finds them by their
@@ -26,11 +27,13 @@ COUNTDOWN_LIMIT_S = 300.0
 PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2,
                  "interval_max": 0.5}
 
-# A turn the sweeper sends again has waited longest: Redis serves it before every new turn,
-# of every queue (kombu keeps a list per priority step, 0 3 6 9, and a worker's BRPOP
-# names the step-0 lists first), so a backlog never holds it past its expiry again. The
-# embedded broker keeps to the order messages came in.
-RESENT_PRIORITY, NEW_PRIORITY = 0, 3
+
+def publish(app: Celery, task: str, queue: str, priority: int = NEW_PRIORITY,
+            **options: Any) -> None:
+    """Send ``task`` by name (its code never imported here), retrying a broker that does
+    not take it at once; raises if it still does not."""
+    app.send_task(task, queue=queue, priority=priority, retry=True,
+                  retry_policy=PUBLISH_RETRY, **options)
 
 
 class CeleryScheduler:
@@ -52,10 +55,8 @@ class CeleryScheduler:
     def _send(self, task: str, args: tuple[str, int, int], queue: str, delay_s: float,
               resent: bool) -> None:
         """Raises when the broker cannot take it: the message stays in the outbox."""
-        self.app.send_task(task, args=args, queue=queue, countdown=delay_s or None,
-                           expires=delay_s + self.turn_expires_s, retry=True,
-                           retry_policy=PUBLISH_RETRY,
-                           priority=RESENT_PRIORITY if resent else NEW_PRIORITY)
+        publish(self.app, task, queue, RESENT_PRIORITY if resent else NEW_PRIORITY,
+                args=args, countdown=delay_s or None, expires=delay_s + self.turn_expires_s)
 
 
 class CeleryWebhooks:
@@ -67,9 +68,8 @@ class CeleryWebhooks:
         self.wait_s = wait_s
 
     def deliver(self, message_id: int, hand: int) -> None:
-        self.app.send_task("president.deliver_webhook", args=(message_id, hand),
-                           queue=WEBHOOKS_QUEUE, expires=self.wait_s, retry=True,
-                           retry_policy=PUBLISH_RETRY)
+        publish(self.app, "president.deliver_webhook", WEBHOOKS_QUEUE,
+                args=(message_id, hand), expires=self.wait_s)
 
 
 class CeleryReviews:
@@ -82,9 +82,8 @@ class CeleryReviews:
         self.expires_s = expires_s
 
     def review(self, game_id: str, round_no: int) -> None:
-        self.app.send_task("president.review_round", args=(game_id, round_no),
-                           queue=REVIEWS_QUEUE, expires=self.expires_s, retry=True,
-                           retry_policy=PUBLISH_RETRY)
+        publish(self.app, "president.review_round", REVIEWS_QUEUE, args=(game_id, round_no),
+                expires=self.expires_s)
 
 
 class CeleryNudge:
@@ -104,8 +103,7 @@ class CeleryNudge:
         now = self._clock()
         if now - self._sent < self._every_s:
             return
-        self.app.send_task(self._task, queue=self._queue, expires=self._expires_s,
-                           retry=True, retry_policy=PUBLISH_RETRY)
+        publish(self.app, self._task, self._queue, expires=self._expires_s)
         self._sent = now
 
 

@@ -50,7 +50,7 @@ from benchmarks.ports import free_port
 from bootstrap import FALLBACK
 from workers.turns.broker import quick, uptime_s
 from workers.turns.runtime import TurnRuntime
-from workers.turns.scheduler import COUNTDOWN_LIMIT_S, CeleryScheduler
+from workers.turns.scheduler import COUNTDOWN_LIMIT_S, CeleryScheduler, CeleryWebhooks
 from workers.turns.settings import EMBEDDED_BROKER, SWEEP_MARGIN_S, TurnSettings
 from workers.turns.tasks import backoff
 
@@ -417,6 +417,7 @@ def test_on_redis_a_resent_turn_is_served_before_every_new_one_of_every_queue() 
     scheduler.ai_turn("new-easy", 1, 1, "easy")
     scheduler.ai_turn("new-hard", 1, 1, "hard")
     scheduler.human_turn("new-human", 1, 1, 60.0)
+    CeleryWebhooks(app, 60.0).deliver("webhook", 1)  # (every other task: as new turns)
     scheduler.ai_turn("resent-hard", 1, 1, "hard", resent=True)
     scheduler.human_turn("resent-human", 1, 1, 0.0, resent=True)
     served: list[str] = []
@@ -427,15 +428,18 @@ def test_on_redis_a_resent_turn_is_served_before_every_new_one_of_every_queue() 
 
     try:
         with app.connection_for_read() as conn, conn.Consumer(
-                [Queue(name) for name in DEFAULT_QUEUES], callbacks=[take], accept=["json"]):
-            while len(served) < 5:
+                # (the webhooks queue named before the resent turns': only the
+                # priority puts them first)
+                [Queue(name) for name in reversed(DEFAULT_QUEUES)], callbacks=[take],
+                accept=["json"]):
+            while len(served) < 6:
                 conn.drain_events(timeout=5)
     finally:
         client = redis.Redis.from_url(url)
         for key in client.scan_iter(f"{prefix}*"):
             client.delete(key)
     assert sorted(served[:2]) == ["resent-hard", "resent-human"]
-    assert sorted(served[2:]) == ["new-easy", "new-hard", "new-human"]
+    assert sorted(served[2:]) == ["new-easy", "new-hard", "new-human", "webhook"]
 
 
 def test_an_unreachable_broker_raises_and_the_relay_keeps_the_messages() -> None:
