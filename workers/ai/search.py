@@ -39,7 +39,7 @@ def rollout(state: State, me: int, rng: random.Random, epsilon: float) -> int:
         legal = generate(state)
         if len(legal) == 1:
             action: Action = legal[0]
-        elif rng.random() < epsilon:
+        elif epsilon and rng.random() < epsilon:
             action = legal[int(rng.random() * len(legal))]
         else:
             seat = state.to_act
@@ -121,7 +121,7 @@ class Weighed:
 
 
 def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
-          epsilon: float = 0.1, racing: bool = False, also: Action | None = None
+          epsilon: float = 0.0, racing: bool = False, also: Action | None = None
           ) -> tuple[Action, tuple[Weighed, ...]]:
     """The search's choice for the seat of ``view`` and what it weighed to make it
     (nothing when there was no choice to search: a gift, by Normal's rule, or one
