@@ -538,13 +538,15 @@ class Told:
 
     @property
     def calls(self) -> list[tuple[Any, ...]]:
-        relay(self._uow_factory(), self._recorder, limit=10**6)
-        return self._recorder.calls
+        return self._relayed().calls
 
     @property
     def resent(self) -> list[tuple[str, int]]:
+        return self._relayed().resent
+
+    def _relayed(self) -> Recorder:
         relay(self._uow_factory(), self._recorder, limit=10**6)
-        return self._recorder.resent
+        return self._recorder
 
 
 def state_of(db: FakeDatabase, game_id: str) -> State:
