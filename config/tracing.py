@@ -58,6 +58,7 @@ def start(service: str) -> bool:
 
     name = os.environ.get("OTEL_SERVICE_NAME") or service
     provider = TracerProvider(resource=Resource.create({"service.name": name}))
+    encode_in_place()
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
     # (the instrumentors are untyped)
@@ -71,6 +72,17 @@ def start(service: str) -> bool:
     _tracer = trace.get_tracer("president")
     _started = True
     return True
+
+
+def encode_in_place() -> None:
+    """The OTLP exporter's requests built by ``config.otlp``: the same bytes, in a quarter
+    of the time its own encoder takes (it names the encoder as a module global, and has no
+    other way in)."""
+    from opentelemetry.exporter.otlp.proto.http import trace_exporter
+
+    from config import otlp
+
+    trace_exporter.encode_spans = otlp.encode_spans  # type: ignore[attr-defined]
 
 
 def instrument_app(app: Any, route: Callable[[], tuple[str, str] | None]) -> None:
@@ -94,14 +106,16 @@ def instrument_app(app: Any, route: Callable[[], tuple[str, str] | None]) -> Non
 
 
 def traceparent() -> str | None:
-    """The current span's W3C ``traceparent``, to carry it through the outbox."""
+    """The current span's W3C ``traceparent``, to carry it through the outbox (written
+    here as the W3C propagator writes it, without its trip through every propagator)."""
     if not _started:
         return None
-    from opentelemetry.propagate import inject
+    from opentelemetry import trace
 
-    carrier: dict[str, str] = {}
-    inject(carrier)
-    return carrier.get("traceparent")
+    context = trace.get_current_span().get_span_context()
+    if not context.is_valid:
+        return None
+    return f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
 
 
 def continued(parent: str | None) -> AbstractContextManager[object]:
@@ -127,13 +141,26 @@ def _attached(parent: str | None) -> Iterator[object]:
 
 def span(name: str, **attributes: str) -> AbstractContextManager[object]:
     """A client span of the current trace, for what no instrumentation sees (statements
-    on a raw database cursor)."""
+    on a raw database cursor). Not made the current span: nothing runs inside it that
+    could be its child, and attaching it costs."""
     if not _started:
         return nullcontext()
+    return _ended(name, attributes)
+
+
+@contextmanager
+def _ended(name: str, attributes: dict[str, str]) -> Iterator[object]:
     from opentelemetry import trace
 
-    return _tracer.start_as_current_span(  # type: ignore[no-any-return]
-        name, kind=trace.SpanKind.CLIENT, attributes=attributes)
+    span = _tracer.start_span(name, kind=trace.SpanKind.CLIENT, attributes=attributes)
+    try:
+        yield span
+    except BaseException as error:
+        span.record_exception(error)
+        span.set_status(trace.StatusCode.ERROR, f"{type(error).__name__}: {error}")
+        raise
+    finally:
+        span.end()
 
 
 def trace_id() -> str:

@@ -1,0 +1,155 @@
+"""The OTLP request for a batch of finished spans, built in place.
+
+The exporter's own encoder (``opentelemetry.exporter.otlp.proto.common``) builds every
+span, attribute and value as a message of its own and hands it to its parent's
+constructor, which copies it (upb copies a sub-message by encoding and decoding it): about
+80 µs a span here, in the process that serves the requests, where a traced action makes
+two spans. Filling the one request in place (``add()``, field by field) makes the same
+message in about a quarter of that (docs/performance.md#tracing).
+
+Same message, field for field: ``tests/unit/deploy/test_otlp_encoding.py`` compares it with
+the exporter's encoder over generated spans of every shape. ``tracing.start`` hands this
+function to the exporter in place of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import Span as PBSpan
+from opentelemetry.proto.trace.v1.trace_pb2 import SpanFlags
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.trace import SpanKind
+
+_logger = logging.getLogger(__name__)
+
+_KINDS = {SpanKind.INTERNAL: PBSpan.SPAN_KIND_INTERNAL, SpanKind.SERVER: PBSpan.SPAN_KIND_SERVER,
+          SpanKind.CLIENT: PBSpan.SPAN_KIND_CLIENT, SpanKind.PRODUCER: PBSpan.SPAN_KIND_PRODUCER,
+          SpanKind.CONSUMER: PBSpan.SPAN_KIND_CONSUMER}
+_HAS_IS_REMOTE = SpanFlags.SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK
+_IS_REMOTE = SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK
+
+
+def encode_spans(sdk_spans: Sequence[ReadableSpan]) -> ExportTraceServiceRequest:
+    """The request exporting ``sdk_spans`` (the exporter's encoder's signature): grouped
+    by resource, then by instrumentation scope, each group where its first span is, the
+    spans in their order."""
+    request = ExportTraceServiceRequest()
+    resources: dict[Any, tuple[Any, dict[Any, Any]]] = {}
+    last: tuple[Any, Any, Any] = (None, None, None)  # resource, scope, their spans' list
+    for span in sdk_spans:
+        resource, scope = span.resource, span.instrumentation_scope or None
+        if resource is last[0] and scope is last[1]:  # (a batch: mostly one of each)
+            into = last[2]
+        else:
+            into = _scope_spans(request, resources, resource, scope)
+            last = (resource, scope, into)
+        _span(into.add(), span)
+    return request
+
+
+def _scope_spans(request: ExportTraceServiceRequest, resources: dict[Any, Any],
+                 resource: Any, scope: Any) -> Any:
+    if resource not in resources:
+        encoded = request.resource_spans.add()
+        _attributes(encoded.resource.attributes, resource.attributes)
+        encoded.schema_url = resource.schema_url
+        resources[resource] = (encoded, {})
+    encoded, scopes = resources[resource]
+    if scope not in scopes:
+        group = encoded.scope_spans.add()
+        group.scope.SetInParent()
+        if scope is not None:
+            group.scope.name = scope.name
+            if scope.version:
+                group.scope.version = scope.version
+            _attributes(group.scope.attributes, scope.attributes)
+            if scope.schema_url:
+                group.schema_url = scope.schema_url
+        scopes[scope] = group.spans
+    return scopes[scope]
+
+
+def _span(out: Any, span: ReadableSpan) -> None:
+    context = span.get_span_context()
+    assert context is not None  # (a finished SDK span has one)
+    out.trace_id = context.trace_id.to_bytes(16, "big")
+    out.span_id = context.span_id.to_bytes(8, "big")
+    if context.trace_state:
+        out.trace_state = ",".join(f"{k}={v}" for k, v in context.trace_state.items())
+    if span.parent:
+        out.parent_span_id = span.parent.span_id.to_bytes(8, "big")
+    out.name = span.name
+    out.kind = _KINDS[span.kind]
+    out.start_time_unix_nano = span.start_time or 0
+    out.end_time_unix_nano = span.end_time or 0
+    _attributes(out.attributes, span.attributes)
+    for event in span.events:
+        encoded = out.events.add()
+        encoded.name = event.name
+        encoded.time_unix_nano = event.timestamp
+        _attributes(encoded.attributes, event.attributes)
+        encoded.dropped_attributes_count = event.dropped_attributes
+    for link in span.links:
+        encoded = out.links.add()
+        encoded.trace_id = link.context.trace_id.to_bytes(16, "big")
+        encoded.span_id = link.context.span_id.to_bytes(8, "big")
+        _attributes(encoded.attributes, link.attributes)
+        encoded.dropped_attributes_count = link.dropped_attributes
+        encoded.flags = _flags(link.context)
+    if span.status is not None:
+        out.status.code = span.status.status_code.value
+        if span.status.description:
+            out.status.message = span.status.description
+    out.dropped_attributes_count = span.dropped_attributes
+    out.dropped_events_count = span.dropped_events
+    out.dropped_links_count = span.dropped_links
+    out.flags = _flags(span.parent)
+
+
+def _flags(parent: Any) -> int:
+    return _HAS_IS_REMOTE | _IS_REMOTE if parent and parent.is_remote else _HAS_IS_REMOTE
+
+
+def _attributes(out: Any, attributes: Mapping[str, Any] | None) -> None:
+    for key, value in (attributes or {}).items():
+        encoded = out.add()
+        try:
+            _value(encoded.value, value)
+        except Exception as error:  # as the exporter's encoder: the attribute is left out
+            _logger.exception("Failed to encode key %s: %s", key, error)
+            del out[-1]
+            continue
+        encoded.key = key
+
+
+def _value(out: Any, value: Any) -> None:
+    if value is None:
+        out.SetInParent()
+    elif isinstance(value, bool):
+        out.bool_value = value
+    elif isinstance(value, str):
+        out.string_value = value
+    elif isinstance(value, int):
+        out.int_value = value
+    elif isinstance(value, float):
+        out.double_value = value
+    elif isinstance(value, bytes):
+        out.bytes_value = value
+    elif isinstance(value, Sequence):
+        array = out.array_value
+        array.SetInParent()
+        for item in value:
+            _value(array.values.add(), item)
+    elif isinstance(value, Mapping):
+        pairs = out.kvlist_value
+        pairs.SetInParent()
+        for key, item in value.items():
+            pair = pairs.values.add()
+            pair.key = str(key)
+            _value(pair.value, item)
+    else:
+        raise TypeError(f"Invalid type {type(value)} of value {value}")
