@@ -1,4 +1,4 @@
-"""``president bench engine|ai|api|memory|pipeline|webhooks|ratings|hints|chaos|soak``:
+"""``president bench engine|ai|api|spans|memory|pipeline|webhooks|ratings|hints|chaos|soak``:
 the ``bench`` parser, which ``president_cli.main`` adds to its own. Each benchmark's module
 is imported when it runs."""
 
@@ -45,6 +45,12 @@ def _api(args: argparse.Namespace) -> int:
                        limits_url=None if args.limits_url == "off" else args.limits_url,
                        tracing=args.tracing)
     return _print(report, args.json, format_api)
+
+
+def _spans(args: argparse.Namespace) -> int:
+    from benchmarks.spans import bench_spans, format_spans
+
+    return _print(bench_spans(actions=args.actions), args.json, format_spans)
 
 
 def _memory(args: argparse.Namespace) -> int:
@@ -148,6 +154,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                      "(client keys and rate limits on) counts; off: no limited shape")
     api.add_argument("--json", action="store_true", help="print JSON")
     api.set_defaults(func=_api)
+
+    spans = bench_sub.add_parser("spans", help="a traced action's spans: made, ended and "
+                                 "encoded for OTLP (the exporter's encoder vs in place)")
+    spans.add_argument("--actions", type=int, default=2000, help="actions per run")
+    spans.add_argument("--json", action="store_true", help="print JSON")
+    spans.set_defaults(func=_spans)
 
     memory = bench_sub.add_parser("memory", help="an API worker's memory after reading "
                                   "many finished long games")

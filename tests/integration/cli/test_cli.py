@@ -37,6 +37,17 @@ def test_bench_engine_text_is_a_table(capsys: object) -> None:
                                                        "uecda"]
 
 
+def test_bench_spans_prices_an_actions_two_spans_and_both_encoders(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "spans", "--actions", "20", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["actions"] == 20 and report["spans_per_action"] == 2
+    assert all(report[k] > 0 for k in ("make_and_end_us", "encode_exporter_us",
+                                       "encode_in_place_us", "encode_speedup"))
+    assert main(["bench", "spans", "--actions", "20"]) == 0
+    assert "in place" in capsys.readouterr().out
+
+
 def test_bench_engine_play_is_a_fixed_workload(capsys: object) -> None:
     """``--play N``: the same N rounds every run (what an instruction count compares)."""
     runs = []
