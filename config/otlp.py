@@ -31,6 +31,7 @@ _KINDS = {SpanKind.INTERNAL: PBSpan.SPAN_KIND_INTERNAL, SpanKind.SERVER: PBSpan.
           SpanKind.CONSUMER: PBSpan.SPAN_KIND_CONSUMER}
 _HAS_IS_REMOTE = SpanFlags.SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK
 _IS_REMOTE = SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK
+_NOTHING = object()  # (no span's resource or scope)
 
 
 def encode_spans(sdk_spans: Sequence[ReadableSpan]) -> ExportTraceServiceRequest:
@@ -39,7 +40,7 @@ def encode_spans(sdk_spans: Sequence[ReadableSpan]) -> ExportTraceServiceRequest
     spans in their order."""
     request = ExportTraceServiceRequest()
     resources: dict[Any, tuple[Any, dict[Any, Any]]] = {}
-    last: tuple[Any, Any, Any] = (None, None, None)  # resource, scope, their spans' list
+    last: tuple[Any, Any, Any] = (_NOTHING, _NOTHING, None)  # resource, scope, their spans
     for span in sdk_spans:
         resource, scope = span.resource, span.instrumentation_scope or None
         if resource is last[0] and scope is last[1]:  # (a batch: mostly one of each)
@@ -55,6 +56,7 @@ def _scope_spans(request: ExportTraceServiceRequest, resources: dict[Any, Any],
                  resource: Any, scope: Any) -> Any:
     if resource not in resources:
         encoded = request.resource_spans.add()
+        encoded.resource.SetInParent()  # (even with no attributes, as the exporter's)
         _attributes(encoded.resource.attributes, resource.attributes)
         encoded.schema_url = resource.schema_url
         resources[resource] = (encoded, {})

@@ -29,7 +29,7 @@ values = st.recursive(scalars, lambda inner: st.one_of(
 unencodable = st.just(object())
 attributes = st.dictionaries(words, st.one_of(values, unencodable), max_size=4)
 
-RESOURCES = [Resource({"service.name": "api"}), Resource({"service.name": "api"}),
+RESOURCES = [Resource({"service.name": "api"}), Resource({"service.name": "api"}), Resource({}),
              Resource({"service.name": "worker", "n": 2}, "https://schema/1")]
 SCOPES = [None, InstrumentationScope("president"), InstrumentationScope("president"),
           InstrumentationScope("wsgi", "0.1", "https://schema/2", {"a": 1})]
