@@ -69,9 +69,28 @@ def test_the_request_built_in_place_is_the_exporters(batch: list[ReadableSpan]) 
 
 
 def test_a_traced_process_exports_with_it(monkeypatch: Any) -> None:
+    """The exporter, sending to a receiver, builds its request with ``config.otlp``."""
+    from otlp import OtlpReceiver
+
+    used: list[int] = []
+    encode = otlp.encode_spans
+
+    def spied(sdk_spans: Any) -> Any:
+        used.append(len(sdk_spans))
+        return encode(sdk_spans)
+
     monkeypatch.setattr(trace_exporter, "encode_spans", theirs)
+    monkeypatch.setattr(otlp, "encode_spans", spied)
     tracing.encode_in_place()
-    assert trace_exporter.encode_spans is otlp.encode_spans
+    receiver = OtlpReceiver()
+    try:
+        batch = [ReadableSpan("x", SpanContext(7, 8, False), resource=RESOURCES[0],
+                              kind=SpanKind.SERVER, start_time=1, end_time=2)]
+        exporter = trace_exporter.OTLPSpanExporter(endpoint=receiver.endpoint + "/v1/traces")
+        assert exporter.export(batch).name == "SUCCESS"
+        assert used == [1] and [s.name for s in receiver.of_trace(f"{7:032x}")] == ["x"]
+    finally:
+        receiver.close()
 
 
 def test_a_moves_traceparent_is_the_one_the_w3c_propagator_writes(monkeypatch: Any) -> None:
