@@ -142,25 +142,14 @@ def _attached(parent: str | None) -> Iterator[object]:
 def span(name: str, **attributes: str) -> AbstractContextManager[object]:
     """A client span of the current trace, for what no instrumentation sees (statements
     on a raw database cursor). Not made the current span: nothing runs inside it that
-    could be its child, and attaching it costs."""
+    could be its child, and attaching it costs. (An SDK span is its own context manager:
+    it records an exception with an ERROR status, and ends.)"""
     if not _started:
         return nullcontext()
-    return _ended(name, attributes)
-
-
-@contextmanager
-def _ended(name: str, attributes: dict[str, str]) -> Iterator[object]:
     from opentelemetry import trace
 
-    span = _tracer.start_span(name, kind=trace.SpanKind.CLIENT, attributes=attributes)
-    try:
-        yield span
-    except BaseException as error:
-        span.record_exception(error)
-        span.set_status(trace.StatusCode.ERROR, f"{type(error).__name__}: {error}")
-        raise
-    finally:
-        span.end()
+    return _tracer.start_span(  # type: ignore[no-any-return]
+        name, kind=trace.SpanKind.CLIENT, attributes=attributes)
 
 
 def trace_id() -> str:
