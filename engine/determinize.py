@@ -24,11 +24,13 @@ def hidden_cards(view: View) -> int:
     return deck_mask(view.rules.jokers) & ~(mask_of(view.hand) | table | mask_of(view.discard))
 
 
-def state_from_view(view: View, hands: Sequence[int]) -> State:
-    """The state the view would come from if the seats held ``hands`` (one mask per seat)."""
+def state_from_view(view: View, hands: Sequence[int], *, check: bool = True) -> State:
+    """The state the view would come from if the seats held ``hands`` (one mask per seat;
+    ``check=False`` takes them as they are, for a caller replaying public actions)."""
     if view.seat is None:
         raise ValueError("a spectator has no hand to simulate from")
-    _check_hands(view, hands)
+    if check:
+        _check_hands(view, hands)
     return State(
         rules=view.rules.with_options(rounds=view.round_no), seed=0, round_no=view.round_no,
         phase=view.phase, hands=tuple(hands), to_act=view.to_act, trick=view.trick,

@@ -67,7 +67,9 @@ def sample_hands(k: Knowledge, rng: random.Random) -> list[int]:
     need[k.seat] = 0
     # Seats with a restriction choose first among the cards they may hold; the others
     # share what is left. Either way every consistent deal is equally likely.
-    restricted = [s for s in range(len(hands)) if need[s] and k.allowed[s] != k.hidden]
+    # (the most restricted first, so that a wider choice does not take a narrower's cards)
+    restricted = sorted((s for s in range(len(hands)) if need[s] and k.allowed[s] != k.hidden),
+                        key=lambda s: k.allowed[s].bit_count())
     for seat in restricted:
         pool = single_bits(free & k.allowed[seat])
         if len(pool) < need[seat]:  # cannot happen for a consistent view; stay total

@@ -26,7 +26,8 @@ from engine.plays import Action, Play, PlayKind
 from engine.state import State
 from workers.ai.budget import Budget
 from workers.ai.heuristics import normal_choice, normal_gift, play_cost, weak_strength
-from workers.ai.knowledge import knowledge_of, sample_hands
+from workers.ai.inference import beliefs_of, sample_believed
+from workers.ai.knowledge import knowledge_of
 
 _GROUP = PlayKind.GROUP
 
@@ -155,13 +156,13 @@ def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
     assert view.seat is not None
     me = view.seat
     rng = random.Random(seed)
-    knowledge = knowledge_of(view)
+    beliefs = beliefs_of(view, knowledge_of(view))
     clock = budget.start()
     alive = list(range(len(cands)))
     rows: list[list[int]] = []  # per sampled deal: the points of every candidate (0 once dropped)
     played = [0] * len(cands)  # the deals each was played out on
     while len(alive) > 1 and not (rows and clock.exhausted()):
-        world = state_from_view(view, sample_hands(knowledge, rng))
+        world = state_from_view(view, sample_believed(beliefs, rng))
         row = [0] * len(cands)
         for i in alive:
             row[i] = rollout(apply_unchecked(world, cands[i]), me)

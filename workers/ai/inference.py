@@ -1,0 +1,133 @@
+"""What the round's passes suggest about the hidden hands, if the others play as the rollouts do.
+
+The rules let a seat pass with a playable hand, so ``knowledge`` takes nothing from a
+pass. The searches' rollouts, though, play every seat as Normal, which passes only when
+nothing fits; sampling the hidden hands as if the others played that way too keeps the
+deals and the rollouts of one mind. A seat that passed on a play is taken to have held
+nothing that could go on it: its hand then was its hand now and the cards it has
+played since, so
+
+- after a pass on a single card, the hidden cards that could have gone alone are out
+  of its hand: a narrower ``Knowledge.allowed``, which ``sample_hands`` samples;
+- after a pass on anything larger, a deal is drawn again (up to ``TRIES`` times) while
+  that hand would have held such a play.
+
+A belief the seat's known cards contradict (it did pass with a playable hand: not a
+Normal player) is dropped, so a view never becomes impossible. Which play each pass
+was made on, in which order and under which lock, the engine says: the round's public
+actions are replayed with stand-ins for the hidden cards (only whether a hand is empty
+matters to whose turn it is and who wins a trick).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+from engine import apply_unchecked
+from engine.cards import mask_of
+from engine.determinize import state_from_view
+from engine.legal import follow_plays, lock_of
+from engine.observe import HistoryEntry, View
+from engine.plays import Play
+from engine.rules import Rules
+from engine.state import Phase
+from workers.ai.knowledge import Knowledge, sample_hands
+
+TRIES = 20  # draws of a deal before one holding a play a pass denies is kept anyway
+_STAND_IN = 1 << 64  # a card no deck holds: stands for a hidden hand in the replay
+
+
+@dataclass(frozen=True, slots=True)
+class PassSeen:
+    """``seat`` passed on ``top`` (the order ``reversed``, the trick locked to the suits
+    ``lock``, 0: none) and has played the cards ``since`` in this round after it."""
+
+    seat: int
+    top: Play
+    reversed: bool
+    lock: int
+    since: int = 0
+
+
+def round_passes(view: View) -> tuple[PassSeen, ...]:
+    """Every pass made on a play in this round so far, read by replaying the round's
+    public actions (empty if the history does not lead to the view's table)."""
+    entries = [e for e in view.history if e.round_no == view.round_no
+               and isinstance(e.action, Play)]
+    played = [0] * view.players
+    for e in entries:
+        played[e.seat] |= e.action.mask  # type: ignore[union-attr]
+    hands = [played[s] | (_STAND_IN if view.hand_sizes[s] else 0) for s in range(view.players)]
+    if view.seat is not None:
+        hands[view.seat] = played[view.seat] | mask_of(view.hand)
+    state = state_from_view(view, [0] * view.players, check=False)._replace(
+        phase=Phase.PLAY, hands=tuple(hands), to_act=view.leader, trick=(), passed=0,
+        discard=0, reversed=False, went_out=(), penalized=0)
+    seen: list[tuple[int, PassSeen]] = []
+    for i, e in enumerate(entries):
+        if e.seat != state.to_act:
+            return ()  # not this round's story from its first lead (a partial history)
+        if not e.action and state.trick:
+            lock = lock_of(state.trick) if view.rules.suit_lock else 0
+            seen.append((i, PassSeen(e.seat, state.trick[-1][1], state.reversed, lock)))
+        state = apply_unchecked(state, e.action)  # type: ignore[arg-type]
+    if state.trick != view.trick or state.to_act != view.to_act:
+        return ()
+    return tuple(replace(p, since=_played_after(entries, i, p.seat)) for i, p in seen)
+
+
+def _played_after(entries: list[HistoryEntry], i: int, seat: int) -> int:
+    cards = 0
+    for e in entries[i + 1:]:
+        if e.seat == seat:
+            cards |= e.action.mask  # type: ignore[union-attr]
+    return cards
+
+
+def fits(hand: int, seen: PassSeen, rules: Rules) -> bool:
+    """Would ``hand`` have held a play that could go where ``seen``'s seat passed?"""
+    plays = follow_plays(hand, seen.top, rules, seen.reversed, seen.lock)
+    return len(plays) > 1  # (the pass comes last)
+
+
+@dataclass(frozen=True, slots=True)
+class Beliefs:
+    """Knowledge narrowed by the passes on single cards, and the other passes to check."""
+
+    knowledge: Knowledge
+    checks: tuple[PassSeen, ...]
+    rules: Rules
+
+
+def beliefs_of(view: View, k: Knowledge) -> Beliefs:
+    allowed = list(k.allowed)
+    checks: list[PassSeen] = []
+    rules = view.rules
+    for seen in round_passes(view):
+        s = seen.seat
+        if s == k.seat or not k.sizes[s]:
+            continue
+        known = k.pinned[s] | seen.since
+        if seen.top.size > 1:
+            if not fits(known, seen, rules):
+                checks.append(seen)
+            continue
+        out = 0  # every card that could have gone alone
+        for play in follow_plays(allowed[s] | known, seen.top, rules, seen.reversed, seen.lock):
+            out |= play.mask
+        narrowed = allowed[s] & ~out
+        if not known & out and narrowed.bit_count() >= k.sizes[s]:
+            allowed[s] = narrowed
+    return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules)
+
+
+def sample_believed(b: Beliefs, rng: random.Random) -> list[int]:
+    """A deal consistent with the knowledge, drawn again while a seat's hand would have
+    held a play one of its passes denies (the last draw is kept after ``TRIES``)."""
+    hands = sample_hands(b.knowledge, rng)
+    for _ in range(TRIES - 1):
+        if not any(fits(hands[c.seat] | c.since, c, b.rules) for c in b.checks):
+            break
+        hands = sample_hands(b.knowledge, rng)
+    return hands
