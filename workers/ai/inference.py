@@ -25,13 +25,14 @@ import random
 from dataclasses import dataclass, replace
 
 from engine import apply_unchecked
-from engine.cards import mask_of
+from engine.cards import RANKS, mask_of
 from engine.determinize import state_from_view
-from engine.legal import follow_plays, lock_of
+from engine.legal import follow_plays, lock_of, strength
 from engine.observe import HistoryEntry, View
-from engine.plays import Play
+from engine.plays import Play, PlayKind
 from engine.rules import Rules
 from engine.state import Phase
+from workers.ai.heuristics import weak_strength
 from workers.ai.knowledge import Knowledge, sample_hands
 
 TRIES = 20  # draws of a deal before one holding a play a pass denies is kept anyway
@@ -50,9 +51,26 @@ class PassSeen:
     since: int = 0
 
 
-def round_passes(view: View) -> tuple[PassSeen, ...]:
-    """Every pass made on a play in this round so far, read by replaying the round's
-    public actions (empty if the history does not lead to the view's table)."""
+@dataclass(frozen=True, slots=True)
+class LeadSeen:
+    """``seat`` led ``play`` (the order ``reversed``) and has played the cards ``since``
+    in this round after it."""
+
+    seat: int
+    play: Play
+    reversed: bool
+    since: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    passes: tuple[PassSeen, ...] = ()
+    leads: tuple[LeadSeen, ...] = ()
+
+
+def round_evidence(view: View) -> Evidence:
+    """Every pass made on a play and every lead of this round so far, read by replaying
+    the round's public actions (none if the history does not lead to the view's table)."""
     entries = [e for e in view.history if e.round_no == view.round_no
                and isinstance(e.action, Play)]
     played = [0] * view.players
@@ -64,17 +82,23 @@ def round_passes(view: View) -> tuple[PassSeen, ...]:
     state = state_from_view(view, [0] * view.players, check=False)._replace(
         phase=Phase.PLAY, hands=tuple(hands), to_act=view.leader, trick=(), passed=0,
         discard=0, reversed=False, went_out=(), penalized=0)
-    seen: list[tuple[int, PassSeen]] = []
+    passes: list[tuple[int, PassSeen]] = []
+    leads: list[tuple[int, LeadSeen]] = []
     for i, e in enumerate(entries):
+        action = e.action
+        assert isinstance(action, Play)
         if e.seat != state.to_act:
-            return ()  # not this round's story from its first lead (a partial history)
-        if not e.action and state.trick:
+            return Evidence()  # not this round's story from its first lead (a partial history)
+        if action and not state.trick:
+            leads.append((i, LeadSeen(e.seat, action, state.reversed)))
+        elif not action and state.trick:
             lock = lock_of(state.trick) if view.rules.suit_lock else 0
-            seen.append((i, PassSeen(e.seat, state.trick[-1][1], state.reversed, lock)))
-        state = apply_unchecked(state, e.action)  # type: ignore[arg-type]
+            passes.append((i, PassSeen(e.seat, state.trick[-1][1], state.reversed, lock)))
+        state = apply_unchecked(state, action)
     if state.trick != view.trick or state.to_act != view.to_act:
-        return ()
-    return tuple(replace(p, since=_played_after(entries, i, p.seat)) for i, p in seen)
+        return Evidence()
+    return Evidence(tuple(replace(p, since=_played_after(entries, i, p.seat)) for i, p in passes),
+                    tuple(replace(p, since=_played_after(entries, i, p.seat)) for i, p in leads))
 
 
 def _played_after(entries: list[HistoryEntry], i: int, seat: int) -> int:
@@ -104,7 +128,8 @@ def beliefs_of(view: View, k: Knowledge) -> Beliefs:
     allowed = list(k.allowed)
     checks: list[PassSeen] = []
     rules = view.rules
-    for seen in round_passes(view):
+    evidence = round_evidence(view)
+    for seen in evidence.passes:
         s = seen.seat
         if s == k.seat or not k.sizes[s]:
             continue
@@ -116,10 +141,41 @@ def beliefs_of(view: View, k: Knowledge) -> Beliefs:
         out = 0  # every card that could have gone alone
         for play in follow_plays(allowed[s] | known, seen.top, rules, seen.reversed, seen.lock):
             out |= play.mask
-        narrowed = allowed[s] & ~out
-        if not known & out and narrowed.bit_count() >= k.sizes[s]:
-            allowed[s] = narrowed
+        _narrow(allowed, s, out, k.pinned[s] | seen.since, k.sizes[s])
+    for lead in evidence.leads:
+        if lead.seat != k.seat and k.sizes[lead.seat]:
+            out = _below_lead(lead, allowed[lead.seat] | k.pinned[lead.seat] | lead.since)
+            _narrow(allowed, lead.seat, out, k.pinned[lead.seat] | lead.since, k.sizes[lead.seat])
     return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules)
+
+
+def _narrow(allowed: list[int], seat: int, out: int, known: int, size: int) -> None:
+    """Take ``out`` from the seat's allowed cards, unless its known cards or its size
+    contradict that (it did not play as Normal)."""
+    narrowed = allowed[seat] & ~out
+    if out and not known & out and narrowed.bit_count() >= size:
+        allowed[seat] = narrowed
+
+
+def _below_lead(lead: LeadSeen, possible: int) -> int:
+    """The cards Normal would not have held when it led ``lead.play`` (its hand then
+    within ``possible``): it leads its cheapest play, so it held no clean group (every
+    card of a rank, neither the strongest rank nor four) weaker than the play, nor any
+    at all when the play could not be clean. Ranks it may hold all four of are kept."""
+    play, reversed_ = lead.play, lead.reversed
+    power = 0 if reversed_ else RANKS - 1
+    if play.kind is not PlayKind.GROUP:
+        return 0
+    clean = play.rank != power and play.size < 4 and not play.jokers
+    weakest = weak_strength(play, reversed_) if clean else RANKS
+    out = 0
+    for rank in range(RANKS):
+        cards = 15 << (4 * rank)
+        if rank == power or (rank == play.rank and clean) or \
+                strength(rank, reversed_) >= weakest or possible & cards == cards:
+            continue
+        out |= cards
+    return out
 
 
 def sample_believed(b: Beliefs, rng: random.Random) -> list[int]:

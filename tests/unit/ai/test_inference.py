@@ -12,7 +12,7 @@ from engine.game import generate
 from engine.plays import Give
 from workers.ai.heuristics import normal_choice, normal_gift
 from workers.ai.inference import (
-    PassSeen, beliefs_of, fits, round_passes, sample_believed,
+    Evidence, LeadSeen, PassSeen, beliefs_of, fits, round_evidence, sample_believed,
 )
 from workers.ai.knowledge import knowledge_of
 
@@ -92,11 +92,32 @@ def test_every_pass_of_the_round_is_read_with_what_its_seat_played_since() -> No
     assert state.trick == () and state.to_act == 2  # seat 2 won the trick and leads
     state = played(state, (2, "4D"), (3, "pass"), (0, "5C"), (1, "6C"))
     card = Play.from_str
-    assert round_passes(observe(state, 2)) == (
+    assert round_evidence(observe(state, 2)).passes == (
         PassSeen(1, card("9H"), False, 0, since=mask("6C")),
         PassSeen(3, card("JH"), False, 0),
         PassSeen(0, card("2S"), False, 0, since=mask("5C")),
         PassSeen(3, card("4D"), False, 0))
+
+
+def test_the_leads_are_read_too() -> None:
+    state = played(position("classic", HANDS, discard=None), (0, "9H"), (1, "pass"),
+                   (2, "JH"), (3, "pass"), (0, "KS"), (2, "2S"), (0, "pass"),
+                   (2, "4D"), (3, "pass"), (0, "5C"), (1, "6C"))
+    assert round_evidence(observe(state, 2)).leads == (
+        LeadSeen(0, Play.from_str("9H"), False, since=mask("KS 5C")),
+        LeadSeen(2, Play.from_str("4D"), False))
+
+
+def test_a_lead_leaves_out_the_weaker_ranks_it_cannot_hold_four_of() -> None:
+    # seat 0 led the 9: Normal leads its weakest clean group, so it held no 3 … 8 then,
+    # except a rank it might hold all four of (the 4s here: all hidden from seat 1)
+    hands = ("9H KS 2D 4C 4D 4H 4S", "3C 5C 6C 7C 8C", "3D 5D 6D 7D 8D", "3H 5H 6H 7H 8H")
+    state = played(position("classic", hands, discard=None), (0, "9H"))
+    seen_fours = 0
+    for h in samples(state, 300):
+        assert sum(held_of_rank(h[0], r) for r in (0, 2, 3, 4, 5)) == 0  # 3, 5 … 8
+        seen_fours += held_of_rank(h[0], 1) == 4
+    assert seen_fours, "the four 4s stay possible"
 
 
 def test_a_pass_on_an_earlier_trick_counts_with_the_cards_played_since() -> None:
@@ -115,13 +136,13 @@ def test_a_pass_its_later_plays_contradict_is_dropped() -> None:
     assert state.to_act == 0
     view = observe(state, state.to_act)
     k = knowledge_of(view)
-    assert PassSeen(3, Play.from_str("QH"), False, 0, since=mask("AH")) in round_passes(view)
+    assert PassSeen(3, Play.from_str("QH"), False, 0, since=mask("AH")) in round_evidence(view).passes
     assert beliefs_of(view, k).knowledge.allowed[3] == k.allowed[3]
 
 
 def test_a_history_that_does_not_lead_to_the_table_gives_nothing() -> None:
     state = position("classic", HANDS, discard=None, trick=[(0, "9H")], to_act=1)
-    assert round_passes(observe(state, 1)) == ()  # the trick has no play in the log
+    assert round_evidence(observe(state, 1)) == Evidence()  # the trick has no play in the log
 
 
 # --- soundness: with every seat playing Normal, what is believed is true ------------------
