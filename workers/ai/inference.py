@@ -97,16 +97,20 @@ def round_evidence(view: View) -> Evidence:
         state = apply_unchecked(state, action)
     if state.trick != view.trick or state.to_act != view.to_act:
         return Evidence()
-    return Evidence(tuple(replace(p, since=_played_after(entries, i, p.seat)) for i, p in passes),
-                    tuple(replace(p, since=_played_after(entries, i, p.seat)) for i, p in leads))
+    after = _played_after(entries, view.players)
+    return Evidence(tuple(replace(p, since=after[i]) for i, p in passes),
+                    tuple(replace(p, since=after[i]) for i, p in leads))
 
 
-def _played_after(entries: list[HistoryEntry], i: int, seat: int) -> int:
-    cards = 0
-    for e in entries[i + 1:]:
-        if e.seat == seat:
-            cards |= e.action.mask  # type: ignore[union-attr]
-    return cards
+def _played_after(entries: list[HistoryEntry], players: int) -> list[int]:
+    """For each entry, the cards its seat played after it (one walk back)."""
+    since = [0] * players
+    after = [0] * len(entries)
+    for i in range(len(entries) - 1, -1, -1):
+        seat = entries[i].seat
+        after[i] = since[seat]
+        since[seat] |= entries[i].action.mask  # type: ignore[union-attr]
+    return after
 
 
 def fits(hand: int, seen: PassSeen, rules: Rules) -> bool:
