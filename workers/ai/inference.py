@@ -165,20 +165,22 @@ def _below_lead(lead: LeadSeen, possible: int) -> int:
     """The cards Normal would not have held when it led ``lead.play`` (its hand then
     within ``possible``): it leads its cheapest play, so it held no clean group (every
     card of a rank, neither the strongest rank nor four) weaker than the play, nor any
-    at all when the play could not be clean. Ranks it may hold all four of are kept."""
+    at all when the play could not be clean (a group or straight spending the strongest
+    rank or a joker, a quad). Ranks it may hold all four of are kept."""
     play, reversed_ = lead.play, lead.reversed
     power = 0 if reversed_ else RANKS - 1
-    if play.kind is not PlayKind.GROUP:
+    if play.kind is PlayKind.GROUP:
+        clean = play.rank != power and play.size < 4 and not play.jokers
+    elif play.kind is PlayKind.STRAIGHT:
+        clean = not play.jokers and not play.rank <= power <= play.high
+    else:
         return 0
-    clean = play.rank != power and play.size < 4 and not play.jokers
     weakest = weak_strength(play, reversed_) if clean else RANKS
     out = 0
     for rank in range(RANKS):
         cards = 15 << (4 * rank)
-        if rank == power or (rank == play.rank and clean) or \
-                strength(rank, reversed_) >= weakest or possible & cards == cards:
-            continue
-        out |= cards
+        if rank != power and strength(rank, reversed_) < weakest and possible & cards != cards:
+            out |= cards
     return out
 
 

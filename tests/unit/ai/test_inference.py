@@ -120,6 +120,13 @@ def test_a_lead_leaves_out_the_weaker_ranks_it_cannot_hold_four_of() -> None:
     assert seen_fours, "the four 4s stay possible"
 
 
+def test_a_clean_straight_led_leaves_out_the_weaker_ranks() -> None:
+    hands = ("6H 7H 8H KS", "3C 4C 5C 9C 10C", "3D 4D 5D 9D 10D", "3S 4S 5S 9S 10S")
+    state = played(position("club", hands, discard=None, straights=True), (0, "6H-7H-8H"))
+    for h in samples(state, 100):
+        assert sum(held_of_rank(h[0], r) for r in range(0, 3)) == 0  # no 3, 4 or 5
+
+
 def test_a_pass_on_an_earlier_trick_counts_with_the_cards_played_since() -> None:
     state = played(position("classic", HANDS, discard=None), (0, "9H"), (1, "pass"),
                    (2, "JH"), (3, "pass"), (0, "KS"), (2, "2S"), (0, "pass"),
