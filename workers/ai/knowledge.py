@@ -1,7 +1,8 @@
 """What a seat knows about the hands it cannot see, and hands sampled consistently with it.
 
 Only what the rules really imply is used (a pass is allowed with a playable hand, so
-passes prove nothing):
+passes prove nothing; what they suggest of a player like the rollouts' is
+``inference``'s):
 
 - the hidden cards are the deck less the seat's hand, the table and the discard;
 - every other seat holds exactly its public hand size;
