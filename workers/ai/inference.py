@@ -1,22 +1,24 @@
-"""What the round's passes suggest about the hidden hands, if the others play as the rollouts do.
+"""What the round's passes and leads suggest of the hidden hands, if the others play as
+the rollouts do.
 
 The rules let a seat pass with a playable hand, so ``knowledge`` takes nothing from a
 pass. The searches' rollouts, though, play every seat as Normal, which passes only when
-nothing fits; sampling the hidden hands as if the others played that way too keeps the
-deals and the rollouts of one mind. A seat that passed on a play is taken to have held
-nothing that could go on it: its hand then was its hand now and the cards it has
-played since, so
+nothing fits and leads its cheapest play; sampling the hidden hands as if the others
+played that way too keeps the deals and the rollouts of one mind. A seat's hand when it
+acted was its hand now and the cards it has played since, so
 
 - after a pass on a single card, the hidden cards that could have gone alone are out
   of its hand: a narrower ``Knowledge.allowed``, which ``sample_hands`` samples;
 - after a pass on anything larger, a deal is drawn again (up to ``TRIES`` times) while
-  that hand would have held such a play.
+  that hand would have held such a play;
+- after a lead, the ranks it would have led instead (a clean group weaker than the
+  play, any clean group if the play could not be clean) are out of its hand.
 
-A belief the seat's known cards contradict (it did pass with a playable hand: not a
-Normal player) is dropped, so a view never becomes impossible. Which play each pass
-was made on, in which order and under which lock, the engine says: the round's public
-actions are replayed with stand-ins for the hidden cards (only whether a hand is empty
-matters to whose turn it is and who wins a trick).
+A belief the seat's known cards or its hand size contradict (it did not play as Normal)
+is dropped, so a view never becomes impossible. Which play each pass was made on, in
+which order and under which lock, the engine says: the round's public actions are
+replayed with stand-ins for the hidden cards (only whether a hand is empty matters to
+whose turn it is and who wins a trick).
 """
 
 from __future__ import annotations
@@ -121,7 +123,8 @@ def fits(hand: int, seen: PassSeen, rules: Rules) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Beliefs:
-    """Knowledge narrowed by the passes on single cards, and the other passes to check."""
+    """Knowledge narrowed by the leads and the passes on single cards, and the other
+    passes to check."""
 
     knowledge: Knowledge
     checks: tuple[PassSeen, ...]

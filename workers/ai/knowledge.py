@@ -66,9 +66,10 @@ def sample_hands(k: Knowledge, rng: random.Random) -> list[int]:
         free &= ~mask
     need = [size - hand.bit_count() for size, hand in zip(k.sizes, hands)]
     need[k.seat] = 0
-    # Seats with a restriction choose first among the cards they may hold; the others
-    # share what is left. Either way every consistent deal is equally likely.
-    # (the most restricted first, so that a wider choice does not take a narrower's cards)
+    # Seats with a restriction choose first among the cards they may hold, the most
+    # restricted first (a wider choice must not take a narrower's cards); the others
+    # share what is left. With one restricted seat every consistent deal is equally
+    # likely; with several, nearly so.
     restricted = sorted((s for s in range(len(hands)) if need[s] and k.allowed[s] != k.hidden),
                         key=lambda s: k.allowed[s].bit_count())
     for seat in restricted:

@@ -156,8 +156,8 @@ def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
     assert view.seat is not None
     me = view.seat
     rng = random.Random(seed)
+    clock = budget.start()  # (reading the round's evidence is part of the decision's time)
     beliefs = beliefs_of(view, knowledge_of(view))
-    clock = budget.start()
     alive = list(range(len(cands)))
     rows: list[list[int]] = []  # per sampled deal: the points of every candidate (0 once dropped)
     played = [0] * len(cands)  # the deals each was played out on
