@@ -148,11 +148,13 @@ def beliefs_of(view: View, k: Knowledge) -> Beliefs:
         out = 0  # every card that could have gone alone
         for play in follow_plays(allowed[s] | known, seen.top, rules, seen.reversed, seen.lock):
             out |= play.mask
-        _narrow(allowed, s, out, k.pinned[s] | seen.since, k.sizes[s])
+        _narrow(allowed, s, out, known, k.sizes[s])
     for lead in evidence.leads:
-        if lead.seat != k.seat and k.sizes[lead.seat]:
-            out = _below_lead(lead, allowed[lead.seat] | k.pinned[lead.seat] | lead.since)
-            _narrow(allowed, lead.seat, out, k.pinned[lead.seat] | lead.since, k.sizes[lead.seat])
+        s = lead.seat
+        if s == k.seat or not k.sizes[s]:
+            continue
+        known = k.pinned[s] | lead.since
+        _narrow(allowed, s, _below_lead(lead, allowed[s] | known), known, k.sizes[s])
     return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules)
 
 
