@@ -31,16 +31,21 @@ from workers.rpc.serde import candidates_from_proto, request_to_proto, response_
 DEFAULT_TARGET = "127.0.0.1:50051"
 TLS = "tls://"  # an engine's target that starts so is called over TLS
 DEFAULT_ENGINES = {level: DEFAULT_TARGET for level in LEVELS}
-# A call a server dropped without running it is sent again at once, by gRPC itself: the
-# server is stopping (a deploy) or an AI worker process is being replaced, and gRPC
-# answers CANCELLED for the calls it had taken in but not started (grpc/grpc#41785),
-# UNAVAILABLE for those it refused. A decision depends on its request alone: asking twice
-# is harmless.
+# A call a server dropped without running it is sent again, by gRPC itself: the server is
+# stopping (a deploy) or an AI worker process is being replaced, and gRPC answers
+# CANCELLED for the calls it had taken in but not started (grpc/grpc#41785), UNAVAILABLE
+# for those it refused. A decision depends on its request alone: asking twice is harmless.
+# A retiring process also resets the connections still waiting in its listening socket's
+# queue when it closes it; the channel then waits its reconnect backoff before connecting
+# again (to the process that replaced it), and the retries (each after a random wait of
+# up to its backoff) must outlast that wait: 100 ms against 0.2 + 0.4 + 0.8 + 1 s.
+ATTEMPTS = 5  # a call's, at most (gRPC's own ceiling)
 CHANNEL_OPTIONS = [
     ("grpc.use_local_subchannel_pool", 1),  # a connection each
+    ("grpc.initial_reconnect_backoff_ms", 100),  # (1 s by default)
     ("grpc.service_config", json.dumps({"methodConfig": [{
         "name": [{"service": ai_pb2.DESCRIPTOR.services_by_name["AiService"].full_name}],
-        "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.01s", "maxBackoff": "0.1s",
+        "retryPolicy": {"maxAttempts": ATTEMPTS, "initialBackoff": "0.2s", "maxBackoff": "1s",
                         "backoffMultiplier": 2,
                         "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"]}}]})),
 ]

@@ -14,7 +14,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from president.ai.v1 import ai_pb2 as pb
 from president.ai.v1 import ai_pb2_grpc
 from rpchelpers import choice_views, servicer_server
-from workers.rpc.client import AiClient, AiUnavailable
+from workers.rpc.client import ATTEMPTS, AiClient, AiUnavailable
 from workers.rpc.serde import request_to_proto
 from workers.rpc.server import CallCounter, build_server
 
@@ -93,7 +93,7 @@ def test_a_dropped_call_is_sent_again_by_grpc_and_answered(code: grpc.StatusCode
 
 def test_the_retries_are_bounded_and_other_failures_not_retried() -> None:
     view = VIEWS[0]
-    for code, drops, attempts in ((grpc.StatusCode.CANCELLED, 9, 3),
+    for code, drops, attempts in ((grpc.StatusCode.CANCELLED, 9, ATTEMPTS),
                                   (grpc.StatusCode.INTERNAL, 9, 1),
                                   (grpc.StatusCode.INVALID_ARGUMENT, 9, 1)):
         bot = DropsFirst(code, drops)
