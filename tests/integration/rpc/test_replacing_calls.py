@@ -1,5 +1,5 @@
 """What lets an AI worker process be replaced without a call lost: it counts the calls it
-has answered (``CallCounter``), and the client has gRPC send again, at once, a call a
+has answered (``CallCounter``), and the client has gRPC send again, within a moment, a call a
 stopping server dropped without running it."""
 
 from __future__ import annotations
