@@ -38,14 +38,15 @@ DEFAULT_ENGINES = {level: DEFAULT_TARGET for level in LEVELS}
 # A retiring process also resets the connections still waiting in its listening socket's
 # queue when it closes it; the channel then waits its reconnect backoff before connecting
 # again (to the process that replaced it), and the retries (each after a random wait of
-# up to its backoff) must outlast that wait: 100 ms against 0.2 + 0.4 + 0.8 + 1 s.
+# up to its backoff) must outlast that wait: 20 ms against 0.05 + 0.1 + 0.2 + 0.4 s, a
+# short window still, as a worker that is down is reported after it.
 ATTEMPTS = 5  # a call's, at most (gRPC's own ceiling)
 CHANNEL_OPTIONS = [
     ("grpc.use_local_subchannel_pool", 1),  # a connection each
-    ("grpc.initial_reconnect_backoff_ms", 100),  # (1 s by default)
+    ("grpc.initial_reconnect_backoff_ms", 20),  # (1 s by default)
     ("grpc.service_config", json.dumps({"methodConfig": [{
         "name": [{"service": ai_pb2.DESCRIPTOR.services_by_name["AiService"].full_name}],
-        "retryPolicy": {"maxAttempts": ATTEMPTS, "initialBackoff": "0.2s", "maxBackoff": "1s",
+        "retryPolicy": {"maxAttempts": ATTEMPTS, "initialBackoff": "0.05s", "maxBackoff": "0.4s",
                         "backoffMultiplier": 2,
                         "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"]}}]})),
 ]
