@@ -82,8 +82,8 @@ def test_the_game_resumes_after_its_grpc_worker_is_killed_and_restarted(stack: S
     stack.wait_version(game_id, 10)
     grpc_worker.kill()
     stalled = stack.game(game_id)["version"]
-    # longer than gRPC's own retries of a call (workers/rpc/client.py: 0.75 s of waits
-    # at most), so that the task's retries are the ones that outlast the restart
+    # longer than gRPC's own retries of a call (their waits: workers/rpc/client.py), so
+    # that the task's retries are the ones that outlast the restart
     time.sleep(3.0)
     assert stack.game(game_id)["version"] <= stalled + 1  # at most the turn in flight
     stack.start_ai_worker()
