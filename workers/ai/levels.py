@@ -33,15 +33,16 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
     return normal_choice(hand, legal, view.reversed, bool(view.trick))  # type: ignore[arg-type]
 
 
-# The levels that search: (the candidates they weigh at most, whether they race them).
-SEARCHES = {"hard": (8, False), "expert": (12, True)}
+# The levels that search: (the candidates they weigh at most, whether they race them,
+# the hand size from which their rollouts solve the seat's endgame, 0 for never).
+SEARCHES = {"hard": (8, False, 0), "expert": (12, True, 6)}
 
 
 def _searched(view: View, level: str, seed: int, budget: Budget | None,
               also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
-    most, racing = SEARCHES[level]
+    most, racing, endgame = SEARCHES[level]
     return weigh(view, seed, budget or DEFAULT_BUDGETS[level], max_candidates=most,
-                 racing=racing, also=also)
+                 racing=racing, endgame=endgame, also=also)
 
 
 def _hard(view: View, seed: int, budget: Budget | None) -> Action:

@@ -3,7 +3,7 @@
 For one decision: sample the hidden hands consistently with what the seat knows
 (``knowledge``), build the state with the engine (``state_from_view``), and for
 each candidate action simulate the rest of the round with the Normal policy for
-every seat. Every candidate is played out on the same sampled deals (common
+every seat (Expert: the seat's own best line near its end, ``endgame``). Every candidate is played out on the same sampled deals (common
 random numbers), so their differences are not drowned by the luck of the deal.
 The action with the best mean result (the points of the seat's finishing place)
 wins. Simulation stops when the budget does; only complete deals count.
@@ -25,6 +25,7 @@ from engine.rules import Rules
 from engine.plays import Action, Play, PlayKind
 from engine.state import State
 from workers.ai.budget import Budget
+from workers.ai.endgame import best_points, choice, normal_step, points, suits_matter
 from workers.ai.heuristics import normal_choice, normal_gift, play_cost, weak_strength
 from workers.ai.inference import beliefs_of, sample_believed
 from workers.ai.knowledge import knowledge_of
@@ -32,27 +33,22 @@ from workers.ai.knowledge import knowledge_of
 _GROUP = PlayKind.GROUP
 
 
-def rollout(state: State, me: int) -> int:
+ENDGAME_STEPS = 400  # an endgame search's most engine steps (about 1 ms)
+
+
+def rollout(state: State, me: int, endgame: int = 0) -> int:
     """Play on with Normal for every seat until ``me`` goes out or the round ends; return
     ``me``'s points. (Normal exactly: with a random action 10% of the time, Hard scored
-    less against Normal on club + straights + 2 jokers, docs/ai.md.)"""
-    n = len(state.hands)
+    less against Normal on club + straights + 2 jokers, docs/ai.md.) With ``endgame``,
+    once ``me`` holds that many cards or fewer, its best play from there on, when found
+    within ``ENDGAME_STEPS`` (``endgame.best_points``)."""
     while state.to_act >= 0 and state.hands[me]:
-        legal = generate(state)
-        if len(legal) == 1:
-            action: Action = legal[0]
-        else:
-            seat = state.to_act
-            action = normal_choice(state.hands[seat], legal, state.reversed,  # type: ignore[arg-type]
-                                   bool(state.trick))
-        state = apply_unchecked(state, action)
-    if state.results and state.results[-1].round_no == state.round_no:
-        return state.results[-1].points[me]
-    # went out with the round still going: the place is known (penalties aside)
-    place = state.went_out.index(me)
-    if state.penalized >> me & 1:
-        return 1  # an offender ends below everyone who did not offend: count it as last
-    return n - place
+        if endgame and state.to_act == me and state.hands[me].bit_count() <= endgame:
+            best = best_points(state, me, ENDGAME_STEPS)
+            if best is not None:
+                return best
+        state = normal_step(state)
+    return points(state, me)
 
 
 def candidates(view: View, limit: int) -> list[Action]:
@@ -69,11 +65,12 @@ def candidates(view: View, limit: int) -> list[Action]:
     for card in view.hand:
         hand |= card.bit
     power_rank = 0 if view.reversed else 12
+    suits = suits_matter(view.rules)
     seen: set[tuple[int, ...]] = set()
     distinct: list[Play] = []
     for play in legal:
         assert isinstance(play, Play)
-        key = _choice(play, _suits_matter(view.rules))
+        key = choice(play, suits)
         if key not in seen:
             seen.add(key)
             distinct.append(play)
@@ -87,25 +84,14 @@ def candidates(view: View, limit: int) -> list[Action]:
     return kept
 
 
-def _suits_matter(rules: Rules) -> bool:
-    return rules.straights or rules.suit_lock
-
-
-def _choice(play: Play, suits_matter: bool) -> tuple[int, ...]:
-    """What tells two plays apart as choices (see ``candidates``)."""
-    if not suits_matter:
-        return (play.kind, play.rank, play.size, play.jokers)
-    return (play.kind, play.rank, play.size, play.jokers, play.mask & ~(3 << 52), play.suits)
-
-
 def with_also(view: View, cands: list[Action], also: Action) -> list[Action]:
     """``cands`` with ``also`` among them, in place of the candidate it is the same
     choice as (so that its own text names it), or added."""
     if not isinstance(also, Play):
         return cands
-    suits_matter = _suits_matter(view.rules)
+    suits = suits_matter(view.rules)
     for i, cand in enumerate(cands):
-        if isinstance(cand, Play) and _choice(cand, suits_matter) == _choice(also, suits_matter):
+        if isinstance(cand, Play) and choice(cand, suits) == choice(also, suits):
             return [*cands[:i], also, *cands[i + 1:]]
     return [*cands, also]
 
@@ -121,7 +107,7 @@ class Weighed:
 
 
 def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
-          racing: bool = False, also: Action | None = None
+          racing: bool = False, endgame: int = 0, also: Action | None = None
           ) -> tuple[Action, tuple[Weighed, ...]]:
     """The search's choice for the seat of ``view`` and what it weighed to make it
     (nothing when there was no choice to search: a gift, by Normal's rule, or one
@@ -143,7 +129,7 @@ def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
         cands = with_also(view, cands, also)
     if len(cands) == 1:
         return cands[0], ()
-    return _best(view, cands, seed, budget, racing)
+    return _best(view, cands, seed, budget, racing, endgame)
 
 
 # Racing (Expert): from 16 deals on, every 8 deals, a candidate behind the leader by
@@ -152,7 +138,7 @@ _RACE_Z, _RACE_FIRST, _RACE_EVERY = 2.5, 16, 8
 
 
 def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
-          racing: bool) -> tuple[Action, tuple[Weighed, ...]]:
+          racing: bool, endgame: int) -> tuple[Action, tuple[Weighed, ...]]:
     assert view.seat is not None
     me = view.seat
     rng = random.Random(seed)
@@ -165,7 +151,7 @@ def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
         world = state_from_view(view, sample_believed(beliefs, rng))
         row = [0] * len(cands)
         for i in alive:
-            row[i] = rollout(apply_unchecked(world, cands[i]), me)
+            row[i] = rollout(apply_unchecked(world, cands[i]), me, endgame)
             clock.spent += 1
             if clock.exhausted() and rows:
                 break  # an incomplete deal would favour the candidates simulated first

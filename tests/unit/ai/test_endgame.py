@@ -1,0 +1,113 @@
+"""The exact endgame (``workers.ai.endgame``): the seat's best line against Normal play on
+a known deal, checked on literal positions and against a search that tries everything."""
+
+from __future__ import annotations
+
+import random
+
+from aihelpers import PRESET_NAMES, position
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import Rules, State, apply_unchecked, new_series, observe
+from engine.game import generate
+from workers.ai.budget import Budget
+from workers.ai.endgame import best_points, normal_step, points
+from workers.ai.search import ENDGAME_STEPS, rollout, weigh
+
+
+def test_keeping_the_two_to_take_the_lead_back_goes_out_first() -> None:
+    # Normal leads its 5: the 6 goes out on it and the seat is second at best. Led first,
+    # the 2 takes the trick and the 5 ends the seat's hand: first.
+    state = position("classic", ["5C 2C", "6C", "7C 8C"], discard=None, rounds=1)
+    assert rollout(state, 0) < 3
+    assert best_points(state, 0, 1_000) == 3
+
+
+def test_following_the_search_weighs_every_answer() -> None:
+    # Following: the search weighs passing and each play, not Normal's choice alone.
+    state = position("classic", ["5C 2C", "6C 9C", "7C 4C"], discard=None, rounds=1,
+                     to_act=0, trick=[(2, "4C")], leader=2)
+    best = best_points(state, 0, 1_000)
+    assert best is not None and best >= rollout(state, 0)
+    assert best == _exhaustive(state, 0)
+
+
+def test_it_gives_up_past_its_steps() -> None:
+    state = position("classic", ["5C 2C 9D JH", "6C 9C QS", "7C 4C KH"], discard=None,
+                     rounds=1)
+    assert best_points(state, 0, 1) is None
+    assert best_points(state, 0, 100_000) == _exhaustive(state, 0)
+
+
+def _exhaustive(state: State, me: int) -> int:
+    """Every legal action of the seat tried, each suit apart, nothing cut short."""
+    while state.to_act >= 0 and state.hands[me] and state.to_act != me:
+        state = normal_step(state)
+    if state.to_act < 0 or not state.hands[me]:
+        return points(state, me)
+    return max(_exhaustive(apply_unchecked(state, a), me) for a in generate(state))
+
+
+def _late_position(preset: str, seed: int, cards: int) -> tuple[State, int] | None:
+    """A Normal-played round of ``preset`` stopped when the seat to act first holds
+    ``cards`` cards or fewer."""
+    state = new_series(Rules.preset(preset, rounds=1), seed)
+    while state.to_act >= 0:
+        seat = state.to_act
+        if state.phase.value == "play" and 0 < state.hands[seat].bit_count() <= cards:
+            return state, seat
+        state = normal_step(state) if state.phase.value == "play" else _gift(state)
+    return None
+
+
+def _gift(state: State) -> State:
+    return apply_unchecked(state, generate(state)[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(preset=st.sampled_from(PRESET_NAMES), seed=st.integers(0, 10_000),
+       cards=st.integers(1, 3))
+def test_the_search_finds_the_best_line_and_never_less_than_normal(
+        preset: str, seed: int, cards: int) -> None:
+    found = _late_position(preset, seed, cards)
+    if found is None:
+        return
+    state, me = found
+    best = best_points(state, me, 20_000)
+    assert best is not None
+    assert best == _exhaustive(state, me)
+    assert best >= rollout(state, me)
+    if best_points(state, me, ENDGAME_STEPS) is not None:
+        assert rollout(state, me, endgame=cards) == best
+
+
+def test_rollouts_with_the_endgame_score_at_least_normal_ones() -> None:
+    rng = random.Random(1)
+    for _ in range(20):
+        found = _late_position("cardverse", rng.randrange(10**6), 5)
+        assert found is not None
+        state, me = found
+        assert rollout(state, me, endgame=5) >= rollout(state, me)
+
+
+def test_the_search_weighs_each_candidate_at_least_as_high_with_the_endgame() -> None:
+    # The same seed samples the same deals (rollouts draw nothing at random), so each
+    # candidate's line with the endgame is the Normal line or better, deal by deal.
+    rng = random.Random(2)
+    raised = 0
+    for _ in range(15):
+        found = _late_position("cardverse", rng.randrange(10**6), 6)
+        assert found is not None
+        state, me = found
+        view = observe(state, me)
+        if len(view.legal_actions) < 2:
+            continue
+        plain = weigh(view, 3, Budget(simulations=60), endgame=0)[1]
+        solved = weigh(view, 3, Budget(simulations=60), endgame=6)[1]
+        assert [w.action for w in plain] == [w.action for w in solved]
+        for a, b in zip(plain, solved):
+            assert b.simulations == a.simulations
+            assert b.expected_points >= a.expected_points
+            raised += b.expected_points > a.expected_points
+    assert raised > 0
