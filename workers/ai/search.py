@@ -3,8 +3,9 @@
 For one decision: sample the hidden hands consistently with what the seat knows
 (``knowledge``), build the state with the engine (``state_from_view``), and for
 each candidate action simulate the rest of the round with the Normal policy for
-every seat (Expert: the seat's own best line near its end, ``endgame``). Every candidate is played out on the same sampled deals (common
-random numbers), so their differences are not drowned by the luck of the deal.
+every seat (Expert: the seat's own best line near its end, ``endgame``). Every
+candidate is played out on the same sampled deals (common random numbers), so their
+differences are not drowned by the luck of the deal.
 The action with the best mean result (the points of the seat's finishing place)
 wins. Simulation stops when the budget does; only complete deals count.
 """
@@ -19,19 +20,14 @@ from typing import Sequence
 
 from engine import apply_unchecked
 from engine.determinize import state_from_view
-from engine.game import generate
 from engine.observe import View
-from engine.rules import Rules
-from engine.plays import Action, Play, PlayKind
+from engine.plays import Action, Play
 from engine.state import State
 from workers.ai.budget import Budget
 from workers.ai.endgame import best_points, choice, normal_step, points, suits_matter
-from workers.ai.heuristics import normal_choice, normal_gift, play_cost, weak_strength
+from workers.ai.heuristics import normal_gift, play_cost, weak_strength
 from workers.ai.inference import beliefs_of, sample_believed
 from workers.ai.knowledge import knowledge_of
-
-_GROUP = PlayKind.GROUP
-
 
 ENDGAME_STEPS = 400  # an endgame search's most engine steps (about 1 ms)
 
@@ -52,12 +48,8 @@ def rollout(state: State, me: int, endgame: int = 0) -> int:
 
 
 def candidates(view: View, limit: int) -> list[Action]:
-    """The distinct choices worth simulating, best first by Normal's own ranking.
-
-    Without straights or the suit lock, suits never matter again once the round is under
-    way, so plays of one rank, size and joker count are one choice; the two jokers are
-    always alike.
-    """
+    """The distinct choices worth simulating (``endgame.choice``), best first by
+    Normal's own ranking."""
     legal = view.legal_actions
     if not legal or not isinstance(legal[0], Play):
         return list(legal)
