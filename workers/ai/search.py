@@ -37,12 +37,14 @@ def rollout(state: State, me: int, endgame: int = 0) -> int:
     ``me``'s points. (Normal exactly: with a random action 10% of the time, Hard scored
     less against Normal on club + straights + 2 jokers, docs/ai.md.) With ``endgame``,
     once ``me`` holds that many cards or fewer, its best play from there on, when found
-    within ``ENDGAME_STEPS`` (``endgame.best_points``)."""
+    within ``ENDGAME_STEPS`` (``endgame.best_points``); a search that gives up is not
+    tried again before the hand is smaller."""
     while state.to_act >= 0 and state.hands[me]:
-        if endgame and state.to_act == me and state.hands[me].bit_count() <= endgame:
+        if endgame and state.to_act == me and (held := state.hands[me].bit_count()) <= endgame:
             best = best_points(state, me, ENDGAME_STEPS)
             if best is not None:
                 return best
+            endgame = held - 1  # (tried again only once the hand is smaller)
         state = normal_step(state)
     return points(state, me)
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from aihelpers import PRESET_NAMES, position
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Rules, State, apply_unchecked, new_series, observe
 from engine.game import generate
+from workers.ai import search
 from workers.ai.budget import Budget
 from workers.ai.endgame import best_points, normal_step, points
 from workers.ai.search import ENDGAME_STEPS, rollout, weigh
@@ -111,3 +113,32 @@ def test_the_search_weighs_each_candidate_at_least_as_high_with_the_endgame() ->
             assert b.expected_points >= a.expected_points
             raised += b.expected_points > a.expected_points
     assert raised > 0
+
+
+def test_a_search_that_gives_up_is_tried_again_only_with_fewer_cards(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[int] = []
+
+    def gives_up(state: State, me: int, steps: int) -> None:
+        asked.append(state.hands[me].bit_count())
+
+    monkeypatch.setattr(search, "best_points", gives_up)
+    rng = random.Random(4)
+    spared = 0  # the seat's turns at the same hand size as a search that gave up
+    for _ in range(20):
+        found = _late_position("cardverse", rng.randrange(10**6), 6)
+        assert found is not None
+        state, me = found
+        asked.clear()
+        assert rollout(state, me, endgame=6) == rollout(state, me)  # Normal's line, then
+        assert asked == sorted(set(asked), reverse=True)  # each hand size once, smaller
+        spared += _turns_holding_at_most(state, me, 6) - len(asked)
+    assert spared > 0  # (the seat did pass at some size: the test can tell)
+
+
+def _turns_holding_at_most(state: State, me: int, cards: int) -> int:
+    turns = 0
+    while state.to_act >= 0 and state.hands[me]:
+        turns += state.to_act == me and state.hands[me].bit_count() <= cards
+        state = normal_step(state)
+    return turns
