@@ -34,7 +34,7 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
 
 
 # The levels that search: (the candidates they weigh at most, whether they race them,
-# the hand size from which their rollouts solve the seat's endgame, docs/ai.md).
+# the hand size from which their rollouts solve the seat's endgame, 0 for never).
 SEARCHES = {"hard": (8, False, 3), "expert": (12, True, 6)}
 
 
