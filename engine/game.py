@@ -10,7 +10,7 @@ the action log rebuild a state exactly (``replay``).
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from engine import legal
 from engine.cards import cards_of, highest_cards
@@ -24,7 +24,7 @@ from engine.events import (
 from engine.outcome import Exchange, Role, RoundResult, exchange_pairs, roles_by_place
 from engine.plays import PASS, Action, Give, Play, PlayKind
 from engine.rules import MOST_ROUNDS, MOST_SEATS, FirstLead, LaterLead, Rules
-from engine.state import LogEntry, Phase, RoundLog, State
+from engine.state import LogEntry, Phase, RoundLog, State, copied
 
 THREE_OF_CLUBS = 1  # bit 0: rank 3, suit clubs
 THREE_OF_DIAMONDS = 1 << 1  # bit 1: rank 3, suit diamonds
@@ -33,12 +33,6 @@ THREE_OF_DIAMONDS = 1 << 1  # bit 1: rank 3, suit diamonds
 _GROUP, _STRAIGHT, _JOKER = PlayKind.GROUP, PlayKind.STRAIGHT, PlayKind.JOKER
 _PLAY, _EXCHANGE, _OVER = Phase.PLAY, Phase.EXCHANGE, Phase.OVER
 
-# The hot paths (a play, a pass, a trick won) build the next State positionally with
-# tuple.__new__: a third of the cost of NamedTuple._replace, which the rest uses.
-_FIELD = {name: i for i, name in enumerate(State._fields)}
-_HANDS, _TO_ACT, _TRICK, _PASSED, _DISCARD, _REVERSED, _WENT_OUT, _PENALIZED, _LOG = (
-    _FIELD[name] for name in ("hands", "to_act", "trick", "passed", "discard", "reversed",
-                              "went_out", "penalized", "log"))
 _TWO, _THREE, _EIGHT = 12, 0, 5
 
 
@@ -315,11 +309,16 @@ def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event
     if nxt < 0:
         return _win_trick(state, hands, seat, trick, closes, reversed_, went_out, penalized,
                           log, events)
-    fields: list[Any] = list(state)
-    fields[_HANDS], fields[_TO_ACT], fields[_TRICK], fields[_PASSED] = tuple(hands), nxt, trick, passed
-    fields[_REVERSED], fields[_WENT_OUT], fields[_PENALIZED] = reversed_, went_out, penalized
-    fields[_LOG] = log
-    return tuple.__new__(State, fields)
+    new = copied(state)
+    new.hands = tuple(hands)
+    new.to_act = nxt
+    new.trick = trick
+    new.passed = passed
+    new.reversed = reversed_
+    new.went_out = went_out
+    new.penalized = penalized
+    new.log = log
+    return new
 
 
 def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) -> State:
@@ -337,9 +336,11 @@ def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) ->
     if nxt < 0 or (nxt == winner and not rules.play_on_own):
         return _win_trick(state, list(state.hands), winner, trick, False, state.reversed,
                           state.went_out, state.penalized, log, events)
-    fields: list[Any] = list(state)
-    fields[_TO_ACT], fields[_PASSED], fields[_LOG] = nxt, passed, log
-    return tuple.__new__(State, fields)
+    new = copied(state)
+    new.to_act = nxt
+    new.passed = passed
+    new.log = log
+    return new
 
 
 def _all_passes(log: RoundLog, count: int) -> bool:
@@ -368,9 +369,11 @@ def _pass_lead(state: State, seat: int, passed: int, log: RoundLog,
         passed = 0
         if events is not None:
             events.append(TrickWon(nxt, False, nxt))
-    fields: list[Any] = list(state)
-    fields[_TO_ACT], fields[_PASSED], fields[_LOG] = nxt, passed, log
-    return tuple.__new__(State, fields)
+    new = copied(state)
+    new.to_act = nxt
+    new.passed = passed
+    new.log = log
+    return new
 
 
 def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[int, Play], ...],
@@ -383,11 +386,17 @@ def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[i
     leader = winner if hands[winner] else _next_seat(hands, 0, winner)
     if events is not None:
         events.append(TrickWon(winner, closed, leader))
-    fields: list[Any] = list(state)
-    fields[_HANDS], fields[_TO_ACT], fields[_TRICK], fields[_PASSED] = tuple(hands), leader, (), 0
-    fields[_DISCARD], fields[_REVERSED], fields[_WENT_OUT] = discard, reversed_, went_out
-    fields[_PENALIZED], fields[_LOG] = penalized, log
-    return tuple.__new__(State, fields)
+    new = copied(state)
+    new.hands = tuple(hands)
+    new.to_act = leader
+    new.trick = ()
+    new.passed = 0
+    new.discard = discard
+    new.reversed = reversed_
+    new.went_out = went_out
+    new.penalized = penalized
+    new.log = log
+    return new
 
 
 def _end_round(state: State, events: list[Event] | None) -> State:
