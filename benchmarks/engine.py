@@ -2,9 +2,10 @@
 
 Each round is a fresh one-round series (deal included) played to its end by
 choosing uniformly among the legal actions, the way an AI's simulations use
-the engine: ``generate`` then ``apply_unchecked`` without events (the actions
-come from the engine's own legal list, so checking them again would measure
-nothing new). ``api_rounds_per_s`` is the same through the public path a
+the engine: ``generate`` then ``apply_unchecked`` without events, on a state
+the round owns (``owned``: changed in place, not copied at each action). The
+actions come from the engine's own legal list, so checking them again would
+measure nothing new. ``api_rounds_per_s`` is the same through the public path a
 service uses per move: ``apply`` (which checks the action) with its events.
 """
 
@@ -33,7 +34,7 @@ def play_random_round(rules: Rules, seed: int, rng: random.Random) -> int:
     actions = 0
     while state.to_act >= 0:
         legal = generate(state)
-        state = apply_unchecked(state, legal[int(rng.random() * len(legal))])
+        state = apply_unchecked(state, legal[int(rng.random() * len(legal))], None, True)
         actions += 1
     return actions
 

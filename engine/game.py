@@ -205,15 +205,21 @@ def apply(state: State, action: Action, seat: int | None = None) -> tuple[State,
     return apply_unchecked(state, action, events), events
 
 
-def apply_unchecked(state: State, action: Action, events: list[Event] | None = None) -> State:
+def apply_unchecked(state: State, action: Action, events: list[Event] | None = None,
+                    owned: bool = False) -> State:
     """Apply an action known to be legal (e.g. taken from ``legal_actions``). Events are
-    appended to ``events``; with None (simulations) the frequent ones are not even built."""
+    appended to ``events``; with None (simulations) the frequent ones are not even built.
+
+    ``owned``: ``state`` is a simulation's own, which nothing else holds (one it made with
+    this function without ``owned``): its fields are changed in place where they can be,
+    rather than copied to a new state. Use the state returned, ``state`` or another."""
     seat = state.to_act
     if action is PASS:  # half the actions; plays are interned, so PASS is the only pass
-        return _pass(state, seat, state.log + (_PASS_ENTRIES[state.round_no][seat],), events)
+        return _pass(state, seat, state.log + (_PASS_ENTRIES[state.round_no][seat],), events,
+                     owned)
     log = state.log + (tuple.__new__(LogEntry, (state.round_no, seat, action)),)
     if type(action) is Play:
-        return _play(state, seat, action, log, events)
+        return _play(state, seat, action, log, events, owned)
     assert isinstance(action, Give)
     return _give(state, seat, action, log, events)
 
@@ -267,7 +273,8 @@ def _strongest(play: Play, reversed_: bool) -> bool:
     return play.rank <= strongest <= play.high
 
 
-def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event] | None) -> State:
+def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event] | None,
+          owned: bool) -> State:
     rules = state.rules
     hands = list(state.hands)
     hands[seat] ^= play.mask
@@ -308,8 +315,8 @@ def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event
         nxt = seat  # everyone else passed: he may play on his own play, or pass
     if nxt < 0:
         return _win_trick(state, hands, seat, trick, closes, reversed_, went_out, penalized,
-                          log, events)
-    new = copied(state)
+                          log, events, owned)
+    new = state if owned else copied(state)
     new.hands = tuple(hands)
     new.to_act = nxt
     new.trick = trick
@@ -321,7 +328,8 @@ def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event
     return new
 
 
-def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) -> State:
+def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None,
+          owned: bool) -> State:
     if events is not None:
         events.append(Passed(seat))
     rules = state.rules
@@ -330,13 +338,13 @@ def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) ->
     passed = state.passed | 1 << seat
     trick = state.trick
     if not trick:  # a lead pass (lead_pass)
-        return _pass_lead(state, seat, passed, log, events)
+        return _pass_lead(state, seat, passed, log, events, owned)
     winner = trick[-1][0]
     nxt = _next_seat(state.hands, passed, seat)
     if nxt < 0 or (nxt == winner and not rules.play_on_own):
         return _win_trick(state, list(state.hands), winner, trick, False, state.reversed,
-                          state.went_out, state.penalized, log, events)
-    new = copied(state)
+                          state.went_out, state.penalized, log, events, owned)
+    new = state if owned else copied(state)
     new.to_act = nxt
     new.passed = passed
     new.log = log
@@ -358,7 +366,7 @@ def _all_passes(log: RoundLog, count: int) -> bool:
 
 
 def _pass_lead(state: State, seat: int, passed: int, log: RoundLog,
-               events: list[Event] | None) -> State:
+               events: list[Event] | None, owned: bool) -> State:
     """The leader passed: the next seat leads; once every seat has passed the empty trick,
     the last to have played leads again (the next seat with cards if he is out)."""
     nxt = _next_seat(state.hands, passed, seat)
@@ -369,7 +377,7 @@ def _pass_lead(state: State, seat: int, passed: int, log: RoundLog,
         passed = 0
         if events is not None:
             events.append(TrickWon(nxt, False, nxt))
-    new = copied(state)
+    new = state if owned else copied(state)
     new.to_act = nxt
     new.passed = passed
     new.log = log
@@ -378,7 +386,7 @@ def _pass_lead(state: State, seat: int, passed: int, log: RoundLog,
 
 def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[int, Play], ...],
                closed: bool, reversed_: bool, went_out: tuple[int, ...], penalized: int,
-               log: RoundLog, events: list[Event] | None) -> State:
+               log: RoundLog, events: list[Event] | None, owned: bool) -> State:
     discard = state.discard
     for _, play in trick:
         discard |= play.mask
@@ -386,7 +394,7 @@ def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[i
     leader = winner if hands[winner] else _next_seat(hands, 0, winner)
     if events is not None:
         events.append(TrickWon(winner, closed, leader))
-    new = copied(state)
+    new = state if owned else copied(state)
     new.hands = tuple(hands)
     new.to_act = leader
     new.trick = ()

@@ -35,15 +35,16 @@ def points(state: State, me: int) -> int:
     return len(state.hands) - state.went_out.index(me)
 
 
-def normal_step(state: State) -> State:
-    """The state after the seat to act plays Normal's choice."""
+def normal_step(state: State, owned: bool = False) -> State:
+    """The state after the seat to act plays Normal's choice (``owned``: made by changing
+    ``state``, a simulation's own, where it can: ``apply_unchecked``)."""
     legal = generate(state)
     if len(legal) == 1:
         action: Action = legal[0]
     else:
         action = normal_choice(state.hands[state.to_act], legal, state.reversed,  # type: ignore[arg-type]
                                bool(state.trick))
-    return apply_unchecked(state, action)
+    return apply_unchecked(state, action, None, owned)
 
 
 def best_points(state: State, me: int, steps: int) -> int | None:
@@ -51,14 +52,17 @@ def best_points(state: State, me: int, steps: int) -> int | None:
     finding out would take more than ``steps`` engine steps."""
     left = [steps]
     try:
-        return _best(state, me, left, {})
+        return _best(state, me, left, {}, False)
     except _TooLong:
         return None
 
 
-def _best(state: State, me: int, left: list[int], known: dict[tuple[object, ...], int]) -> int:
+def _best(state: State, me: int, left: list[int], known: dict[tuple[object, ...], int],
+          owned: bool) -> int:
+    """(``owned``: ``state`` is this call's own, to change as it plays on.)"""
     while state.to_act >= 0 and state.hands[me] and state.to_act != me:
-        state = normal_step(state)
+        state = normal_step(state, owned)
+        owned = True
         left[0] -= 1
     if state.to_act < 0 or not state.hands[me]:
         return points(state, me)
@@ -73,7 +77,7 @@ def _best(state: State, me: int, left: list[int], known: dict[tuple[object, ...]
     best = 0
     for action in _choices(state):
         left[0] -= 1
-        best = max(best, _best(apply_unchecked(state, action), me, left, known))
+        best = max(best, _best(apply_unchecked(state, action), me, left, known, True))
         if best >= ceiling:
             break
     known[key] = best

@@ -39,13 +39,15 @@ def rollout(state: State, me: int, endgame: int = 0) -> int:
     once ``me`` holds that many cards or fewer, its best play from there on, when found
     within ``ENDGAME_STEPS`` (``endgame.best_points``); a search that gives up is not
     tried again before the hand is smaller."""
+    owned = False  # (the first step copies the caller's state; the next ones change that copy)
     while state.to_act >= 0 and state.hands[me]:
         if endgame and state.to_act == me and (held := state.hands[me].bit_count()) <= endgame:
             best = best_points(state, me, ENDGAME_STEPS)
             if best is not None:
                 return best
             endgame = held - 1  # (tried again only once the hand is smaller)
-        state = normal_step(state)
+        state = normal_step(state, owned)
+        owned = True
     return points(state, me)
 
 

@@ -76,12 +76,14 @@ def test_the_search_finds_the_best_line_and_never_less_than_normal(
     if found is None:
         return
     state, me = found
+    before = tuple(state)
     best = best_points(state, me, 20_000)
     assert best is not None
     assert best == _exhaustive(state, me)
     assert best >= rollout(state, me)
     if best_points(state, me, ENDGAME_STEPS) is not None:
         assert rollout(state, me, endgame=cards) == best
+    assert tuple(state) == before  # (they play on copies of their own, not the caller's)
 
 
 def test_rollouts_with_the_endgame_score_at_least_normal_ones() -> None:

@@ -185,6 +185,8 @@ def test_every_listed_action_is_legal_and_applies(
             unchecked_events: list[Any] = []
             assert apply_unchecked(state, action, unchecked_events) == after == after_seat
             assert apply_unchecked(state, action) == after  # the no-events (simulation) path
+            own = state._replace()  # a simulation's own copy, changed in place where it can be
+            assert apply_unchecked(own, action, None, True) == after
             assert unchecked_events == events == events_seat
             assert parse_action(str(action)) == action, f"{action} does not round-trip"
             if isinstance(action, Give):
