@@ -210,9 +210,10 @@ def apply_unchecked(state: State, action: Action, events: list[Event] | None = N
     """Apply an action known to be legal (e.g. taken from ``legal_actions``). Events are
     appended to ``events``; with None (simulations) the frequent ones are not even built.
 
-    ``owned``: ``state`` is a simulation's own, which nothing else holds (one it made with
-    this function without ``owned``): its fields are changed in place where they can be,
-    rather than copied to a new state. Use the state returned, ``state`` or another."""
+    ``owned``: ``state`` is a simulation's own, which nothing else holds (a copy it made
+    for itself: this function without ``owned``, or ``_replace``): its fields are changed
+    in place where they can be, rather than copied to a new state. Use the state
+    returned, ``state`` or another."""
     seat = state.to_act
     if action is PASS:  # half the actions; plays are interned, so PASS is the only pass
         return _pass(state, seat, state.log + (_PASS_ENTRIES[state.round_no][seat],), events,

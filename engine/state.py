@@ -2,9 +2,10 @@
 
 Only the engine and the service's store read a ``State``; players, the API and
 the AI workers receive ``engine.observe.View`` values instead. A state is a
-value of ints and tuples, never changed once made (the next action makes the next
-state, sharing what did not change), and two states compare equal field by field
-(replay tests).
+value of ints and tuples, never changed once handed out (the next action makes the
+next state, sharing what did not change; only a simulation changes a state it made
+for itself, ``apply_unchecked``'s ``owned``), and two states compare equal field by
+field (replay tests).
 """
 
 from __future__ import annotations
@@ -38,10 +39,9 @@ RoundLog = tuple[LogEntry, ...]
 
 
 class State:
-    """The state of a series. Never changed once made: each action makes the next state
-    (``_replace``, or the engine's copies). A class with ``__slots__`` rather than a
-    ``NamedTuple``: a field reads in a fifth of the time, and the engine reads a dozen
-    an action (docs/performance.md#the-engine)."""
+    """The state of a series (the module's docstring says who may change one). A class
+    with ``__slots__`` rather than a ``NamedTuple``: a field reads in a fifth of the
+    time, and the engine reads a dozen an action (docs/performance.md#the-engine)."""
 
     __slots__ = ("rules", "seed", "round_no", "phase", "hands", "to_act", "trick", "passed",
                  "discard", "reversed", "went_out", "penalized", "roles", "scores", "pending",
