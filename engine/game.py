@@ -214,13 +214,14 @@ def apply_unchecked(state: State, action: Action, events: list[Event] | None = N
     for itself: this function without ``owned``, or ``_replace``): its fields are changed
     in place where they can be, rather than copied to a new state. Use the state
     returned, ``state`` or another."""
+    if not owned:
+        state = copied(state)  # (the functions below change the state they are given)
     seat = state.to_act
     if action is PASS:  # half the actions; plays are interned, so PASS is the only pass
-        return _pass(state, seat, state.log + (_PASS_ENTRIES[state.round_no][seat],), events,
-                     owned)
+        return _pass(state, seat, state.log + (_PASS_ENTRIES[state.round_no][seat],), events)
     log = state.log + (tuple.__new__(LogEntry, (state.round_no, seat, action)),)
     if type(action) is Play:
-        return _play(state, seat, action, log, events, owned)
+        return _play(state, seat, action, log, events)
     assert isinstance(action, Give)
     return _give(state, seat, action, log, events)
 
@@ -274,8 +275,7 @@ def _strongest(play: Play, reversed_: bool) -> bool:
     return play.rank <= strongest <= play.high
 
 
-def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event] | None,
-          owned: bool) -> State:
+def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event] | None) -> State:
     rules = state.rules
     hands = list(state.hands)
     hands[seat] ^= play.mask
@@ -316,21 +316,19 @@ def _play(state: State, seat: int, play: Play, log: RoundLog, events: list[Event
         nxt = seat  # everyone else passed: he may play on his own play, or pass
     if nxt < 0:
         return _win_trick(state, hands, seat, trick, closes, reversed_, went_out, penalized,
-                          log, events, owned)
-    new = state if owned else copied(state)
-    new.hands = tuple(hands)
-    new.to_act = nxt
-    new.trick = trick
-    new.passed = passed
-    new.reversed = reversed_
-    new.went_out = went_out
-    new.penalized = penalized
-    new.log = log
-    return new
+                          log, events)
+    state.hands = tuple(hands)
+    state.to_act = nxt
+    state.trick = trick
+    state.passed = passed
+    state.reversed = reversed_
+    state.went_out = went_out
+    state.penalized = penalized
+    state.log = log
+    return state
 
 
-def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None,
-          owned: bool) -> State:
+def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None) -> State:
     if events is not None:
         events.append(Passed(seat))
     rules = state.rules
@@ -339,17 +337,16 @@ def _pass(state: State, seat: int, log: RoundLog, events: list[Event] | None,
     passed = state.passed | 1 << seat
     trick = state.trick
     if not trick:  # a lead pass (lead_pass)
-        return _pass_lead(state, seat, passed, log, events, owned)
+        return _pass_lead(state, seat, passed, log, events)
     winner = trick[-1][0]
     nxt = _next_seat(state.hands, passed, seat)
     if nxt < 0 or (nxt == winner and not rules.play_on_own):
         return _win_trick(state, list(state.hands), winner, trick, False, state.reversed,
-                          state.went_out, state.penalized, log, events, owned)
-    new = state if owned else copied(state)
-    new.to_act = nxt
-    new.passed = passed
-    new.log = log
-    return new
+                          state.went_out, state.penalized, log, events)
+    state.to_act = nxt
+    state.passed = passed
+    state.log = log
+    return state
 
 
 def _all_passes(log: RoundLog, count: int) -> bool:
@@ -367,7 +364,7 @@ def _all_passes(log: RoundLog, count: int) -> bool:
 
 
 def _pass_lead(state: State, seat: int, passed: int, log: RoundLog,
-               events: list[Event] | None, owned: bool) -> State:
+               events: list[Event] | None) -> State:
     """The leader passed: the next seat leads; once every seat has passed the empty trick,
     the last to have played leads again (the next seat with cards if he is out)."""
     nxt = _next_seat(state.hands, passed, seat)
@@ -378,16 +375,15 @@ def _pass_lead(state: State, seat: int, passed: int, log: RoundLog,
         passed = 0
         if events is not None:
             events.append(TrickWon(nxt, False, nxt))
-    new = state if owned else copied(state)
-    new.to_act = nxt
-    new.passed = passed
-    new.log = log
-    return new
+    state.to_act = nxt
+    state.passed = passed
+    state.log = log
+    return state
 
 
 def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[int, Play], ...],
                closed: bool, reversed_: bool, went_out: tuple[int, ...], penalized: int,
-               log: RoundLog, events: list[Event] | None, owned: bool) -> State:
+               log: RoundLog, events: list[Event] | None) -> State:
     discard = state.discard
     for _, play in trick:
         discard |= play.mask
@@ -395,17 +391,16 @@ def _win_trick(state: State, hands: list[int], winner: int, trick: tuple[tuple[i
     leader = winner if hands[winner] else _next_seat(hands, 0, winner)
     if events is not None:
         events.append(TrickWon(winner, closed, leader))
-    new = state if owned else copied(state)
-    new.hands = tuple(hands)
-    new.to_act = leader
-    new.trick = ()
-    new.passed = 0
-    new.discard = discard
-    new.reversed = reversed_
-    new.went_out = went_out
-    new.penalized = penalized
-    new.log = log
-    return new
+    state.hands = tuple(hands)
+    state.to_act = leader
+    state.trick = ()
+    state.passed = 0
+    state.discard = discard
+    state.reversed = reversed_
+    state.went_out = went_out
+    state.penalized = penalized
+    state.log = log
+    return state
 
 
 def _end_round(state: State, events: list[Event] | None) -> State:
