@@ -131,14 +131,18 @@ class Beliefs:
     rules: Rules
 
 
-def beliefs_of(view: View, k: Knowledge) -> Beliefs:
+def beliefs_of(view: View, k: Knowledge, *, distrust: bool = False) -> Beliefs:
+    """With ``distrust``, nothing is believed of a seat once one of its passes or leads
+    this round is shown not to be Normal's (``not_normal``): a player who passes with a
+    play in hand once may do it again, where a single belief's contradiction says so."""
     allowed = list(k.allowed)
     checks: list[PassSeen] = []
     rules = view.rules
     evidence = round_evidence(view)
+    ignored = not_normal(evidence, k, rules) if distrust else 0
     for seen in evidence.passes:
         s = seen.seat
-        if s == k.seat or not k.sizes[s]:
+        if s == k.seat or not k.sizes[s] or ignored >> s & 1:
             continue
         known = k.pinned[s] | seen.since
         if seen.top.size > 1:
@@ -151,11 +155,26 @@ def beliefs_of(view: View, k: Knowledge) -> Beliefs:
         _narrow(allowed, s, out, known, k.sizes[s])
     for lead in evidence.leads:
         s = lead.seat
-        if s == k.seat or not k.sizes[s]:
+        if s == k.seat or not k.sizes[s] or ignored >> s & 1:
             continue
         known = k.pinned[s] | lead.since
         _narrow(allowed, s, _below_lead(lead, allowed[s] | known), known, k.sizes[s])
     return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules)
+
+
+def not_normal(evidence: Evidence, k: Knowledge, rules: Rules) -> int:
+    """The seats (a bit each) shown not to play as Normal this round: one passed on a
+    play its known cards then (given to it, played since) could have beaten, or led a
+    play above a clean group they show it held."""
+    shown = 0
+    for seen in evidence.passes:
+        if fits(k.pinned[seen.seat] | seen.since, seen, rules):
+            shown |= 1 << seen.seat
+    for lead in evidence.leads:
+        known = k.pinned[lead.seat] | lead.since
+        if known & _below_lead(lead, k.allowed[lead.seat] | known):
+            shown |= 1 << lead.seat
+    return shown
 
 
 def _narrow(allowed: list[int], seat: int, out: int, known: int, size: int) -> None:

@@ -6,6 +6,7 @@ lets that seat see) and nothing else, so it cannot read another seat's cards.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from engine.cards import mask_of
@@ -33,16 +34,27 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
     return normal_choice(hand, legal, view.reversed, bool(view.trick))  # type: ignore[arg-type]
 
 
-# The levels that search: (the candidates they weigh at most, whether they race them,
-# the hand size from which their rollouts solve the seat's endgame, 0 for never).
-SEARCHES = {"hard": (8, False, 3), "expert": (12, True, 6)}
+@dataclass(frozen=True)
+class Search:
+    """How a level searches (``search.weigh``): the candidates it weighs at most, whether
+    it races them, the hand size from which its rollouts solve the seat's endgame (0:
+    never), and whether it stops believing a seat shown not to play as Normal."""
+
+    max_candidates: int
+    racing: bool
+    endgame: int
+    distrust: bool
+
+
+SEARCHES = {"hard": Search(8, False, 3, False), "expert": Search(12, True, 6, True)}
 
 
 def _searched(view: View, level: str, seed: int, budget: Budget | None,
               also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
-    most, racing, endgame = SEARCHES[level]
-    return weigh(view, seed, budget or DEFAULT_BUDGETS[level], max_candidates=most,
-                 racing=racing, endgame=endgame, also=also)
+    search = SEARCHES[level]
+    return weigh(view, seed, budget or DEFAULT_BUDGETS[level],
+                 max_candidates=search.max_candidates, racing=search.racing,
+                 endgame=search.endgame, distrust=search.distrust, also=also)
 
 
 def _hard(view: View, seed: int, budget: Budget | None) -> Action:
