@@ -12,7 +12,8 @@ from engine.game import generate
 from engine.plays import Give
 from workers.ai.heuristics import normal_choice, normal_gift
 from workers.ai.inference import (
-    Evidence, LeadSeen, PassSeen, beliefs_of, fits, round_evidence, sample_believed,
+    Evidence, LeadSeen, PassSeen, beliefs_of, fits, not_normal, round_evidence,
+    sample_believed,
 )
 from workers.ai.knowledge import knowledge_of
 
@@ -147,6 +148,29 @@ def test_a_pass_its_later_plays_contradict_is_dropped() -> None:
     assert beliefs_of(view, k).knowledge.allowed[3] == k.allowed[3]
 
 
+def test_distrust_drops_every_belief_of_a_seat_shown_once_not_to_play_as_normal() -> None:
+    # seat 1 passes on the 9 holding the queen it plays later, then passes on the king:
+    # that second pass, not contradicted on its own, no longer says it holds no ace or 2
+    state = played(position("classic", HANDS, discard=None), (0, "9H"), (1, "pass"),
+                   (2, "JH"), (3, "pass"), (0, "pass"), (2, "8C"), (3, "10S"), (0, "KS"),
+                   (1, "pass"), (2, "pass"), (3, "pass"), (0, "3C"), (1, "QH"))
+    view = observe(state, 2)
+    k = knowledge_of(view)
+    assert not_normal(round_evidence(view), k, view.rules) >> 1 & 1
+    above_king = mask("AS AH 2D")  # the hidden cards above the king
+    assert beliefs_of(view, k).knowledge.allowed[1] & above_king == 0
+    assert beliefs_of(view, k, distrust=True).knowledge.allowed[1] == k.allowed[1]
+    assert beliefs_of(view, k, distrust=True).knowledge.allowed[1] & above_king == above_king
+
+
+def test_a_lead_above_a_card_played_later_shows_a_seat_not_normal() -> None:
+    # seat 0 leads the 9 and later leads the 3 it held: Normal would have led the 3 first
+    state = played(position("classic", HANDS, discard=None), (0, "9H"), (1, "QH"),
+                   (2, "pass"), (3, "AH"), (0, "2D"), (1, "pass"), (3, "pass"), (0, "3C"))
+    view = observe(state, state.to_act)
+    assert not_normal(round_evidence(view), knowledge_of(view), view.rules) == 1 << 0
+
+
 def test_a_history_that_does_not_lead_to_the_table_gives_nothing() -> None:
     state = position("classic", HANDS, discard=None, trick=[(0, "9H")], to_act=1)
     assert round_evidence(observe(state, 1)) == Evidence()  # the trick has no play in the log
@@ -181,6 +205,9 @@ def test_beliefs_hold_for_normal_players(rules: Rules, seed: int, steps: int) ->
         assert hand & ~beliefs.knowledge.allowed[seat] == 0, f"seat {seat}: a card believed out"
     for check in beliefs.checks:
         assert not fits(state.hands[check.seat], check, rules), f"{check} is not true"
+    k = knowledge_of(view)
+    assert not_normal(round_evidence(view), k, rules) == 0, "a Normal seat shown not Normal"
+    assert beliefs_of(view, k, distrust=True) == beliefs_of(view, k)
 
 
 @PROPS
