@@ -133,8 +133,8 @@ class Beliefs:
 
 def beliefs_of(view: View, k: Knowledge, *, distrust: bool = False) -> Beliefs:
     """With ``distrust``, nothing is believed of a seat once one of its passes or leads
-    this round is shown not to be Normal's (``not_normal``): a player who passes with a
-    play in hand once may do it again, where a single belief's contradiction says so."""
+    this round is shown not to be Normal's (``not_normal``): a player who passed with a
+    play in hand once may have done it again where nothing it played since shows it."""
     allowed = list(k.allowed)
     checks: list[PassSeen] = []
     rules = view.rules
