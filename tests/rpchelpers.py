@@ -13,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from concurrent import futures
 from contextlib import contextmanager
 from pathlib import Path
@@ -254,10 +255,24 @@ def worker_process(processes: int, wait_s: float = 10) -> Iterator[tuple[subproc
         assert int(found.group(2)) == processes
         kids = worker_children(proc.pid)
         wait_serving(found.group(1))
+        if processes > 1:
+            _wait_all_listening(proc.pid, processes, int(found.group(1).rsplit(":", 1)[1]))
         kids = worker_children(proc.pid)
         yield proc, found.group(1)
     finally:
         stop_process_tree(proc, kids or worker_children(proc.pid), wait_s)
+
+
+def _wait_all_listening(parent: int, processes: int, port: int, wait_s: float = 60) -> None:
+    """Until each server process listens on the port: the first one answering health
+    checks says nothing of the others, which a slow machine starts seconds later."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        kids = worker_children(parent)
+        if len(kids) == processes and all(sockets_by_process(kids, port, "0A").values()):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{processes} server processes were not all listening in {wait_s} s")
 
 
 # --- card texts in a message ------------------------------------------------------------
