@@ -256,11 +256,15 @@ def worker_process(processes: int, wait_s: float = 10) -> Iterator[tuple[subproc
         kids = worker_children(proc.pid)
         wait_serving(found.group(1))
         if processes > 1:
-            _wait_all_listening(proc.pid, processes, int(found.group(1).rsplit(":", 1)[1]))
+            _wait_all_listening(proc.pid, processes, port_of(found.group(1)))
         kids = worker_children(proc.pid)
         yield proc, found.group(1)
     finally:
         stop_process_tree(proc, kids or worker_children(proc.pid), wait_s)
+
+
+def port_of(target: str) -> int:
+    return int(target.rsplit(":", 1)[1])
 
 
 def _wait_all_listening(parent: int, processes: int, port: int, wait_s: float = 60) -> None:

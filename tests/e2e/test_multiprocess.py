@@ -15,8 +15,8 @@ import pytest
 from president.ai.v1 import ai_pb2_grpc
 from benchmarks import ai as bench_ai
 from rpchelpers import (
-    choice_views, cmdline, cpu_seconds, sockets_by_process, tcp_sockets, worker_children,
-    worker_process,
+    choice_views, cmdline, cpu_seconds, port_of, sockets_by_process, tcp_sockets,
+    worker_children, worker_process,
 )
 from workers.ai import Budget
 from workers.rpc.client import AiClient
@@ -33,10 +33,6 @@ OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 def worker() -> Iterator[tuple[int, str, list[int]]]:
     with worker_process(2) as (proc, target):
         yield proc.pid, target, worker_children(proc.pid)
-
-
-def port_of(target: str) -> int:
-    return int(target.rsplit(":", 1)[1])
 
 
 def test_the_parent_runs_two_server_processes_on_one_port(

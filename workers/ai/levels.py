@@ -6,7 +6,7 @@ lets that seat see) and nothing else, so it cannot read another seat's cards.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Callable
 
 from engine.cards import mask_of
@@ -36,7 +36,7 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
 
 @dataclass(frozen=True)
 class Search:
-    """How a level searches (``search.weigh``): the candidates it weighs at most, whether
+    """How a level searches (``search.weigh``'s keywords, by name): the candidates it weighs at most, whether
     it races them, the hand size from which its rollouts solve the seat's endgame (0:
     never), and whether it stops believing a seat shown not to play as Normal."""
 
@@ -51,10 +51,8 @@ SEARCHES = {"hard": Search(8, False, 3, False), "expert": Search(12, True, 6, Tr
 
 def _searched(view: View, level: str, seed: int, budget: Budget | None,
               also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
-    search = SEARCHES[level]
-    return weigh(view, seed, budget or DEFAULT_BUDGETS[level],
-                 max_candidates=search.max_candidates, racing=search.racing,
-                 endgame=search.endgame, distrust=search.distrust, also=also)
+    return weigh(view, seed, budget or DEFAULT_BUDGETS[level], **asdict(SEARCHES[level]),
+                 also=also)
 
 
 def _hard(view: View, seed: int, budget: Budget | None) -> Action:
