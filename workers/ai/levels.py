@@ -36,9 +36,10 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
 
 @dataclass(frozen=True)
 class Search:
-    """How a level searches (``search.weigh``'s keywords, by name): the candidates it weighs at most, whether
-    it races them, the hand size from which its rollouts solve the seat's endgame (0:
-    never), and whether it stops believing a seat shown not to play as Normal."""
+    """How a level searches (``search.weigh``'s keywords, by name): the candidates it
+    weighs at most, whether it races them, the hand size from which its rollouts solve
+    the seat's endgame (0: never), and whether it stops believing a seat shown not to
+    play as Normal."""
 
     max_candidates: int
     racing: bool
