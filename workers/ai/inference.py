@@ -12,7 +12,9 @@ acted was its hand now and the cards it has played since, so
 - after a pass on anything larger, a deal is drawn again (up to ``TRIES`` times) while
   that hand would have held such a play;
 - after a lead, the ranks it would have led instead (a clean group weaker than the
-  play, any clean group if the play could not be clean) are out of its hand.
+  play, any clean group if the play could not be clean) are out of its hand;
+- (Expert) after a play on the trick, a deal is drawn again while that hand would have
+  made Normal play something else there (a cleaner or weaker play that fits).
 
 A belief the seat's known cards or its hand size contradict (it did not play as Normal)
 is dropped, so a view never becomes impossible. Which play each pass was made on, in
@@ -34,7 +36,8 @@ from engine.observe import HistoryEntry, View
 from engine.plays import Play, PlayKind
 from engine.rules import Rules
 from engine.state import Phase
-from workers.ai.heuristics import weak_strength
+from workers.ai.endgame import choice, suits_matter
+from workers.ai.heuristics import normal_choice, weak_strength
 from workers.ai.knowledge import Knowledge, sample_hands
 
 TRIES = 20  # draws of a deal before one holding a play a pass denies is kept anyway
@@ -65,9 +68,23 @@ class LeadSeen:
 
 
 @dataclass(frozen=True, slots=True)
+class FollowSeen:
+    """``seat`` played ``play`` on ``top`` (the order ``reversed``, the lock ``lock``) and
+    has played the cards ``since`` in this round after it."""
+
+    seat: int
+    top: Play
+    play: Play
+    reversed: bool
+    lock: int
+    since: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Evidence:
     passes: tuple[PassSeen, ...] = ()
     leads: tuple[LeadSeen, ...] = ()
+    follows: tuple[FollowSeen, ...] = ()
 
 
 def round_evidence(view: View) -> Evidence:
@@ -86,6 +103,7 @@ def round_evidence(view: View) -> Evidence:
         discard=0, reversed=False, went_out=(), penalized=0)
     passes: list[tuple[int, PassSeen]] = []
     leads: list[tuple[int, LeadSeen]] = []
+    follows: list[tuple[int, FollowSeen]] = []
     for i, e in enumerate(entries):
         action = e.action
         assert isinstance(action, Play)
@@ -93,15 +111,20 @@ def round_evidence(view: View) -> Evidence:
             return Evidence()  # not this round's story from its first lead (a partial history)
         if action and not state.trick:
             leads.append((i, LeadSeen(e.seat, action, state.reversed)))
-        elif not action and state.trick:
+        elif state.trick:
             lock = lock_of(state.trick) if view.rules.suit_lock else 0
-            passes.append((i, PassSeen(e.seat, state.trick[-1][1], state.reversed, lock)))
+            if action:
+                follows.append((i, FollowSeen(e.seat, state.trick[-1][1], action,
+                                              state.reversed, lock)))
+            else:
+                passes.append((i, PassSeen(e.seat, state.trick[-1][1], state.reversed, lock)))
         state = apply_unchecked(state, action)
     if state.trick != view.trick or state.to_act != view.to_act:
         return Evidence()
     after = _played_after(entries, view.players)
     return Evidence(tuple(replace(p, since=after[i]) for i, p in passes),
-                    tuple(replace(p, since=after[i]) for i, p in leads))
+                    tuple(replace(p, since=after[i]) for i, p in leads),
+                    tuple(replace(p, since=after[i]) for i, p in follows))
 
 
 def _played_after(entries: list[HistoryEntry], players: int) -> list[int]:
@@ -124,17 +147,20 @@ def fits(hand: int, seen: PassSeen, rules: Rules) -> bool:
 @dataclass(frozen=True, slots=True)
 class Beliefs:
     """Knowledge narrowed by the leads and the passes on single cards, and the other
-    passes to check."""
+    passes and the follows to check."""
 
     knowledge: Knowledge
     checks: tuple[PassSeen, ...]
     rules: Rules
+    follows: tuple[FollowSeen, ...] = ()
 
 
-def beliefs_of(view: View, k: Knowledge, *, distrust: bool = False) -> Beliefs:
+def beliefs_of(view: View, k: Knowledge, *, distrust: bool = False,
+               follows: bool = False) -> Beliefs:
     """With ``distrust``, nothing is believed of a seat once one of its passes or leads
     this round is shown not to be Normal's (``not_normal``): a player who passed with a
-    play in hand once may have done it again where nothing it played since shows it."""
+    play in hand once may have done it again where nothing it played since shows it.
+    With ``follows``, the plays made on the trick are checked too (``follows_as_normal``)."""
     allowed = list(k.allowed)
     checks: list[PassSeen] = []
     rules = view.rules
@@ -159,7 +185,22 @@ def beliefs_of(view: View, k: Knowledge, *, distrust: bool = False) -> Beliefs:
             continue
         known = k.pinned[s] | lead.since
         _narrow(allowed, s, _below_lead(lead, allowed[s] | known), known, k.sizes[s])
-    return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules)
+    seen_follows = tuple(f for f in evidence.follows if follows and f.seat != k.seat
+                         and k.sizes[f.seat] and not ignored >> f.seat & 1)
+    return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules, seen_follows)
+
+
+def follows_as_normal(hand: int, seen: FollowSeen, rules: Rules) -> bool:
+    """Would Normal, holding ``hand`` now (and what it played since and then), have
+    played ``seen.play`` where it did (the same choice: suits aside where they do not
+    matter)?"""
+    then = hand | seen.since | seen.play.mask
+    plays = follow_plays(then, seen.top, rules, seen.reversed, seen.lock)
+    chosen = normal_choice(then, plays, seen.reversed, True)
+    if chosen == seen.play:
+        return True
+    suits = suits_matter(rules)
+    return bool(chosen) and choice(chosen, suits) == choice(seen.play, suits)
 
 
 def not_normal(evidence: Evidence, k: Knowledge, rules: Rules) -> int:
@@ -210,10 +251,32 @@ def _below_lead(lead: LeadSeen, possible: int) -> int:
 
 def sample_believed(b: Beliefs, rng: random.Random) -> list[int]:
     """A deal consistent with the knowledge, drawn again while a seat's hand would have
-    held a play one of its passes denies (the last draw is kept after ``TRIES``)."""
+    held a play one of its passes denies (the last draw is kept after ``TRIES``). With
+    follows to check (Expert), also while a hand would have made Normal follow otherwise
+    than its seat did; of ``TRIES`` draws the one that breaks the fewest beliefs is kept."""
     hands = sample_hands(b.knowledge, rng)
+    if b.follows:
+        return _fewest_broken(b, rng, hands)
     for _ in range(TRIES - 1):
         if not any(fits(hands[c.seat] | c.since, c, b.rules) for c in b.checks):
             break
         hands = sample_hands(b.knowledge, rng)
     return hands
+
+
+def _fewest_broken(b: Beliefs, rng: random.Random, hands: list[int]) -> list[int]:
+    best, fewest = hands, len(b.checks) + len(b.follows) + 1
+    for _ in range(TRIES):
+        broken = 0  # (counted only while it may still be the fewest)
+        for c in b.checks:
+            broken += fits(hands[c.seat] | c.since, c, b.rules)
+        for f in b.follows:
+            if broken >= fewest:
+                break
+            broken += not follows_as_normal(hands[f.seat], f, b.rules)
+        if broken < fewest:
+            best, fewest = hands, broken
+            if not broken:
+                break
+        hands = sample_hands(b.knowledge, rng)
+    return best

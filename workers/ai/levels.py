@@ -38,16 +38,18 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
 class Search:
     """How a level searches (``search.weigh``'s keywords, by name): the candidates it
     weighs at most, whether it races them, the hand size from which its rollouts solve
-    the seat's endgame (0: never), and whether it stops believing a seat shown not to
-    play as Normal."""
+    the seat's endgame (0: never), whether it stops believing a seat shown not to play
+    as Normal, and whether it reads the plays made on the trick as Normal's too."""
 
     max_candidates: int
     racing: bool
     endgame: int
     distrust: bool
+    follows: bool
 
 
-SEARCHES = {"hard": Search(8, False, 3, False), "expert": Search(12, True, 6, True)}
+SEARCHES = {"hard": Search(8, False, 3, False, False),
+            "expert": Search(12, True, 6, True, True)}
 
 
 def _searched(view: View, level: str, seed: int, budget: Budget | None,

@@ -12,8 +12,8 @@ from engine.game import generate
 from engine.plays import Give
 from workers.ai.heuristics import normal_choice, normal_gift
 from workers.ai.inference import (
-    Evidence, LeadSeen, PassSeen, beliefs_of, fits, not_normal, round_evidence,
-    sample_believed,
+    Evidence, FollowSeen, LeadSeen, PassSeen, beliefs_of, fits, follows_as_normal,
+    not_normal, round_evidence, sample_believed,
 )
 from workers.ai.knowledge import knowledge_of
 
@@ -31,9 +31,10 @@ def played(state: State, *moves: tuple[int, str]) -> State:
     return state
 
 
-def samples(state: State, count: int = 200, seed: int = 1) -> list[list[int]]:
+def samples(state: State, count: int = 200, seed: int = 1, *,
+            follows: bool = False) -> list[list[int]]:
     view = observe(state, state.to_act)
-    beliefs = beliefs_of(view, knowledge_of(view))
+    beliefs = beliefs_of(view, knowledge_of(view), follows=follows)
     rng = random.Random(seed)
     return [sample_believed(beliefs, rng) for _ in range(count)]
 
@@ -171,6 +172,39 @@ def test_a_lead_above_a_card_played_later_shows_a_seat_not_normal() -> None:
     assert not_normal(round_evidence(view), knowledge_of(view), view.rules) == 1 << 0
 
 
+def test_the_follows_are_read_with_what_their_seat_played_since() -> None:
+    state = played(position("classic", HANDS, discard=None), (0, "9H"), (1, "QH"),
+                   (2, "pass"), (3, "AH"), (0, "2D"), (1, "pass"), (3, "pass"), (0, "3C"),
+                   (1, "4C"))
+    card = Play.from_str
+    assert round_evidence(observe(state, 2)).follows == (
+        FollowSeen(1, card("9H"), card("QH"), False, 0, since=mask("4C")),
+        FollowSeen(3, card("QH"), card("AH"), False, 0),
+        FollowSeen(0, card("AH"), card("2D"), False, 0, since=mask("3C")),
+        FollowSeen(1, card("3C"), card("4C"), False, 0))
+
+
+def test_a_follow_read_as_normal_s_leaves_out_the_hands_that_had_a_cleaner_play() -> None:
+    # seat 1 follows the 9 with the queen: Normal holding the one hidden 10 (a clean
+    # single, weaker than the queen) would have played it instead
+    state = played(position("classic", HANDS, discard=None), (0, "9H"), (1, "QH"))
+    ten = mask("10S")
+    assert any(h[1] & ten for h in samples(state)), "without the follows it may hold the 10"
+    assert not any(h[1] & ten for h in samples(state, follows=True))
+
+
+def test_distrust_reads_no_follow_of_a_seat_shown_not_normal() -> None:
+    # seats 1 and 0 pass on plays they could have beaten with cards played later (the
+    # queen, the king): distrusted, their follows say nothing; seat 3's still does
+    state = played(position("classic", HANDS, discard=None), (0, "9H"), (1, "pass"),
+                   (2, "JH"), (3, "pass"), (0, "pass"), (2, "8C"), (3, "10S"), (0, "KS"),
+                   (1, "pass"), (2, "pass"), (3, "pass"), (0, "3C"), (1, "QH"))
+    view = observe(state, 2)
+    k = knowledge_of(view)
+    assert [f.seat for f in beliefs_of(view, k, follows=True).follows] == [3, 0, 1]
+    assert [f.seat for f in beliefs_of(view, k, follows=True, distrust=True).follows] == [3]
+
+
 def test_a_history_that_does_not_lead_to_the_table_gives_nothing() -> None:
     state = position("classic", HANDS, discard=None, trick=[(0, "9H")], to_act=1)
     assert round_evidence(observe(state, 1)) == Evidence()  # the trick has no play in the log
@@ -208,6 +242,8 @@ def test_beliefs_hold_for_normal_players(rules: Rules, seed: int, steps: int) ->
     k = knowledge_of(view)
     assert not_normal(round_evidence(view), k, rules) == 0, "a Normal seat shown not Normal"
     assert beliefs_of(view, k, distrust=True) == beliefs_of(view, k)
+    for follow in beliefs_of(view, k, follows=True).follows:
+        assert follows_as_normal(state.hands[follow.seat], follow, rules), f"{follow} is not true"
 
 
 @PROPS
@@ -218,7 +254,7 @@ def test_samples_stay_consistent_whoever_passed(rules: Rules, seed: int, choice_
     state = drive(rules, seed, choice_seed, steps)  # random players pass with plays in hand
     view = observe(state, state.to_act)
     k = knowledge_of(view)
-    beliefs = beliefs_of(view, k)
+    beliefs = beliefs_of(view, k, follows=True)
     rng = random.Random(seed)
     for _ in range(5):
         hands = sample_believed(beliefs, rng)
