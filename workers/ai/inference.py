@@ -165,10 +165,12 @@ def beliefs_of(view: View, k: Knowledge, *, distrust: bool = False,
     checks: list[PassSeen] = []
     rules = view.rules
     evidence = round_evidence(view)
-    ignored = not_normal(evidence, k, rules) if distrust else 0
+    # the seats nothing is read of: this one, those out, those distrusted
+    unread = 1 << k.seat | sum(1 << s for s, size in enumerate(k.sizes) if not size)
+    unread |= not_normal(evidence, k, rules) if distrust else 0
     for seen in evidence.passes:
         s = seen.seat
-        if s == k.seat or not k.sizes[s] or ignored >> s & 1:
+        if unread >> s & 1:
             continue
         known = k.pinned[s] | seen.since
         if seen.top.size > 1:
@@ -181,12 +183,11 @@ def beliefs_of(view: View, k: Knowledge, *, distrust: bool = False,
         _narrow(allowed, s, out, known, k.sizes[s])
     for lead in evidence.leads:
         s = lead.seat
-        if s == k.seat or not k.sizes[s] or ignored >> s & 1:
+        if unread >> s & 1:
             continue
         known = k.pinned[s] | lead.since
         _narrow(allowed, s, _below_lead(lead, allowed[s] | known), known, k.sizes[s])
-    seen_follows = tuple(f for f in evidence.follows if follows and f.seat != k.seat
-                         and k.sizes[f.seat] and not ignored >> f.seat & 1)
+    seen_follows = tuple(f for f in evidence.follows if not unread >> f.seat & 1) if follows else ()
     return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules, seen_follows)
 
 
