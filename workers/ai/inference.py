@@ -13,8 +13,9 @@ acted was its hand now and the cards it has played since, so
   that hand would have held such a play;
 - after a lead, the ranks it would have led instead (a clean group weaker than the
   play, any clean group if the play could not be clean) are out of its hand;
-- (Expert) after a play on the trick, a deal is drawn again while that hand would have
-  made Normal play something else there (a cleaner or weaker play that fits).
+- (Expert) after a play on the trick or a lead, a deal is drawn again while that hand
+  would have made Normal play something else there (a cleaner or weaker play, the
+  exact check the mask above only approximates for leads).
 
 A belief the seat's known cards or its hand size contradict (it did not play as Normal)
 is dropped, so a view never becomes impossible. Which play each pass was made on, in
@@ -31,7 +32,7 @@ from dataclasses import dataclass, replace
 from engine import apply_unchecked
 from engine.cards import RANKS, mask_of
 from engine.determinize import state_from_view
-from engine.legal import follow_plays, lock_of, strength
+from engine.legal import follow_plays, lead_plays, lock_of, strength
 from engine.observe import HistoryEntry, View
 from engine.plays import Play, PlayKind
 from engine.rules import Rules
@@ -147,20 +148,22 @@ def fits(hand: int, seen: PassSeen, rules: Rules) -> bool:
 @dataclass(frozen=True, slots=True)
 class Beliefs:
     """Knowledge narrowed by the leads and the passes on single cards, and the other
-    passes and the follows to check."""
+    passes, the follows and the leads to check."""
 
     knowledge: Knowledge
     checks: tuple[PassSeen, ...]
     rules: Rules
     follows: tuple[FollowSeen, ...] = ()
+    leads: tuple[LeadSeen, ...] = ()
 
 
 def beliefs_of(view: View, k: Knowledge, *, distrust: bool = False,
-               follows: bool = False) -> Beliefs:
+               plays: bool = False) -> Beliefs:
     """With ``distrust``, nothing is believed of a seat once one of its passes or leads
     this round is shown not to be Normal's (``not_normal``): a player who passed with a
     play in hand once may have done it again where nothing it played since shows it.
-    With ``follows``, the plays made on the trick are checked too (``follows_as_normal``)."""
+    With ``plays``, every play made this round is checked too, exactly: on the trick
+    (``follows_as_normal``) and as a lead (``leads_as_normal``)."""
     allowed = list(k.allowed)
     checks: list[PassSeen] = []
     rules = view.rules
@@ -187,8 +190,11 @@ def beliefs_of(view: View, k: Knowledge, *, distrust: bool = False,
             continue
         known = k.pinned[s] | lead.since
         _narrow(allowed, s, _below_lead(lead, allowed[s] | known), known, k.sizes[s])
-    seen_follows = tuple(f for f in evidence.follows if not unread >> f.seat & 1) if follows else ()
-    return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules, seen_follows)
+    if not plays:
+        return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules)
+    return Beliefs(replace(k, allowed=tuple(allowed)), tuple(checks), rules,
+                   tuple(f for f in evidence.follows if not unread >> f.seat & 1),
+                   tuple(lead for lead in evidence.leads if not unread >> lead.seat & 1))
 
 
 def follows_as_normal(hand: int, seen: FollowSeen, rules: Rules) -> bool:
@@ -202,6 +208,15 @@ def follows_as_normal(hand: int, seen: FollowSeen, rules: Rules) -> bool:
         return True
     suits = suits_matter(rules)
     return bool(chosen) and choice(chosen, suits) == choice(seen.play, suits)
+
+
+def leads_as_normal(hand: int, seen: LeadSeen, rules: Rules) -> bool:
+    """Would Normal, holding ``hand`` now (and what it played since and then), have led
+    ``seen.play`` (the same choice)?"""
+    then = hand | seen.since | seen.play.mask
+    chosen = normal_choice(then, lead_plays(then, rules, seen.reversed), seen.reversed, False)
+    suits = suits_matter(rules)
+    return chosen == seen.play or choice(chosen, suits) == choice(seen.play, suits)
 
 
 def not_normal(evidence: Evidence, k: Knowledge, rules: Rules) -> int:
@@ -253,10 +268,11 @@ def _below_lead(lead: LeadSeen, possible: int) -> int:
 def sample_believed(b: Beliefs, rng: random.Random) -> list[int]:
     """A deal consistent with the knowledge, drawn again while a seat's hand would have
     held a play one of its passes denies (the last draw is kept after ``TRIES``). With
-    follows to check (Expert), also while a hand would have made Normal follow otherwise
-    than its seat did; of ``TRIES`` draws the one that breaks the fewest beliefs is kept."""
+    plays to check (Expert), also while a hand would have made Normal lead or follow
+    otherwise than its seat did; of ``TRIES`` draws the one that breaks the fewest
+    beliefs is kept."""
     hands = sample_hands(b.knowledge, rng)
-    if b.follows:
+    if b.follows or b.leads:
         return _fewest_broken(b, rng, hands)
     for _ in range(TRIES - 1):
         if not any(fits(hands[c.seat] | c.since, c, b.rules) for c in b.checks):
@@ -266,7 +282,7 @@ def sample_believed(b: Beliefs, rng: random.Random) -> list[int]:
 
 
 def _fewest_broken(b: Beliefs, rng: random.Random, hands: list[int]) -> list[int]:
-    best, fewest = hands, len(b.checks) + len(b.follows) + 1
+    best, fewest = hands, len(b.checks) + len(b.follows) + len(b.leads) + 1
     for _ in range(TRIES):
         broken = 0  # (counted only while it may still be the fewest)
         for c in b.checks:
@@ -275,6 +291,10 @@ def _fewest_broken(b: Beliefs, rng: random.Random, hands: list[int]) -> list[int
             if broken >= fewest:
                 break
             broken += not follows_as_normal(hands[f.seat], f, b.rules)
+        for lead in b.leads:
+            if broken >= fewest:
+                break
+            broken += not leads_as_normal(hands[lead.seat], lead, b.rules)
         if broken < fewest:
             best, fewest = hands, broken
             if not broken:

@@ -39,13 +39,14 @@ class Search:
     """How a level searches (``search.weigh``'s keywords, by name): the candidates it
     weighs at most, whether it races them, the hand size from which its rollouts solve
     the seat's endgame (0: never), whether it stops believing a seat shown not to play
-    as Normal, and whether it reads the plays made on the trick as Normal's too."""
+    as Normal, and whether it checks every play made (on the trick and as a lead) against
+    Normal's exact choice."""
 
     max_candidates: int
     racing: bool
     endgame: int
     distrust: bool
-    follows: bool
+    plays: bool
 
 
 SEARCHES = {"hard": Search(8, False, 3, False, False),

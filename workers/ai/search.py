@@ -104,7 +104,7 @@ class Weighed:
 
 def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
           racing: bool = False, endgame: int = 0, distrust: bool = False,
-          follows: bool = False, also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
+          plays: bool = False, also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
     """The search's choice for the seat of ``view`` and what it weighed to make it
     (nothing when there was no choice to search: a gift, by Normal's rule, or one
     candidate). ``also``: a legal play weighed whatever the ranking (the action a seat
@@ -112,7 +112,7 @@ def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
 
     With ``racing`` the candidates clearly behind the leader are dropped as the deals
     accumulate, so the budget goes to the contenders and a clear decision ends early.
-    ``distrust``, ``follows``: see ``inference.beliefs_of``."""
+    ``distrust``, ``plays``: see ``inference.beliefs_of``."""
     legal = view.legal_actions
     if not legal:
         raise ValueError("this view has no legal action: it is not this seat's turn")
@@ -126,7 +126,7 @@ def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
         cands = with_also(view, cands, also)
     if len(cands) == 1:
         return cands[0], ()
-    return _best(view, cands, seed, budget, racing, endgame, distrust, follows)
+    return _best(view, cands, seed, budget, racing, endgame, distrust, plays)
 
 
 # Racing (Expert): from 16 deals on, every 8 deals, a candidate behind the leader by
@@ -136,12 +136,12 @@ _RACE_Z, _RACE_FIRST, _RACE_EVERY = 2.5, 16, 8
 
 def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
           racing: bool, endgame: int, distrust: bool,
-          follows: bool) -> tuple[Action, tuple[Weighed, ...]]:
+          plays: bool) -> tuple[Action, tuple[Weighed, ...]]:
     assert view.seat is not None
     me = view.seat
     rng = random.Random(seed)
     clock = budget.start()  # (reading the round's evidence is part of the decision's time)
-    beliefs = beliefs_of(view, knowledge_of(view), distrust=distrust, follows=follows)
+    beliefs = beliefs_of(view, knowledge_of(view), distrust=distrust, plays=plays)
     alive = list(range(len(cands)))
     rows: list[list[int]] = []  # per sampled deal: the points of every candidate (0 once dropped)
     played = [0] * len(cands)  # the deals each was played out on

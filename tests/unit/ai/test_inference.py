@@ -13,7 +13,7 @@ from engine.plays import Give
 from workers.ai.heuristics import normal_choice, normal_gift
 from workers.ai.inference import (
     Evidence, FollowSeen, LeadSeen, PassSeen, beliefs_of, fits, follows_as_normal,
-    not_normal, round_evidence, sample_believed,
+    leads_as_normal, not_normal, round_evidence, sample_believed,
 )
 from workers.ai.knowledge import knowledge_of
 
@@ -32,9 +32,9 @@ def played(state: State, *moves: tuple[int, str]) -> State:
 
 
 def samples(state: State, count: int = 200, seed: int = 1, *,
-            follows: bool = False) -> list[list[int]]:
+            plays: bool = False) -> list[list[int]]:
     view = observe(state, state.to_act)
-    beliefs = beliefs_of(view, knowledge_of(view), follows=follows)
+    beliefs = beliefs_of(view, knowledge_of(view), plays=plays)
     rng = random.Random(seed)
     return [sample_believed(beliefs, rng) for _ in range(count)]
 
@@ -164,8 +164,8 @@ def test_distrust_drops_every_belief_of_a_seat_shown_once_not_to_play_as_normal(
     assert beliefs_of(view, k, distrust=True).knowledge.allowed[1] & above_king == above_king
     # seat 0 too passed on a play it could have beaten (the king): distrusted, the follows
     # of seats 0 and 1 say nothing; seat 3's still does
-    assert [f.seat for f in beliefs_of(view, k, follows=True).follows] == [3, 0, 1]
-    assert [f.seat for f in beliefs_of(view, k, follows=True, distrust=True).follows] == [3]
+    assert [f.seat for f in beliefs_of(view, k, plays=True).follows] == [3, 0, 1]
+    assert [f.seat for f in beliefs_of(view, k, plays=True, distrust=True).follows] == [3]
 
 
 def test_a_lead_above_a_card_played_later_shows_a_seat_not_normal() -> None:
@@ -194,7 +194,18 @@ def test_a_follow_leaves_out_the_hands_that_held_a_cleaner_play_for_normal() -> 
     state = played(position("classic", HANDS, discard=None), (0, "9H"), (1, "QH"))
     ten = mask("10S")
     assert any(h[1] & ten for h in samples(state)), "without the follows it may hold the 10"
-    assert not any(h[1] & ten for h in samples(state, follows=True))
+    assert not any(h[1] & ten for h in samples(state, plays=True))
+
+
+def test_a_lead_leaves_out_the_hands_that_held_a_cleaner_lead_for_normal() -> None:
+    # seat 0 leads the 9 with two cards left: the mask keeps the 4s (it might hold all
+    # four, a quad it would keep), the exact check drops one to three of them (a clean
+    # group it would have led instead)
+    hands = ("9H KS 2D", "3C 5C 6C 7C 8C", "4C 4D 10S 10D AH", "4H 4S JH QH AS")
+    state = played(position("classic", hands, discard=None), (0, "9H"))
+    some_fours = range(1, 4)
+    assert any(held_of_rank(h[0], 1) in some_fours for h in samples(state))
+    assert not any(held_of_rank(h[0], 1) in some_fours for h in samples(state, plays=True))
 
 
 def test_a_history_that_does_not_lead_to_the_table_gives_nothing() -> None:
@@ -234,8 +245,10 @@ def test_beliefs_hold_for_normal_players(rules: Rules, seed: int, steps: int) ->
     k = knowledge_of(view)
     assert not_normal(round_evidence(view), k, rules) == 0, "a Normal seat shown not Normal"
     assert beliefs_of(view, k, distrust=True) == beliefs_of(view, k)
-    for follow in beliefs_of(view, k, follows=True).follows:
+    for follow in beliefs_of(view, k, plays=True).follows:
         assert follows_as_normal(state.hands[follow.seat], follow, rules), f"{follow} is not true"
+    for lead in beliefs_of(view, k, plays=True).leads:
+        assert leads_as_normal(state.hands[lead.seat], lead, rules), f"{lead} is not true"
 
 
 @PROPS
@@ -246,7 +259,7 @@ def test_samples_stay_consistent_whoever_passed(rules: Rules, seed: int, choice_
     state = drive(rules, seed, choice_seed, steps)  # random players pass with plays in hand
     view = observe(state, state.to_act)
     k = knowledge_of(view)
-    beliefs = beliefs_of(view, k, follows=True)
+    beliefs = beliefs_of(view, k, plays=True)
     rng = random.Random(seed)
     for _ in range(5):
         hands = sample_believed(beliefs, rng)
