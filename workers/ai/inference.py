@@ -203,20 +203,23 @@ def follows_as_normal(hand: int, seen: FollowSeen, rules: Rules) -> bool:
     matter)?"""
     then = hand | seen.since | seen.play.mask
     plays = follow_plays(then, seen.top, rules, seen.reversed, seen.lock)
-    chosen = normal_choice(then, plays, seen.reversed, True)
-    if chosen == seen.play:
-        return True
-    suits = suits_matter(rules)
-    return bool(chosen) and choice(chosen, suits) == choice(seen.play, suits)
+    return _same_choice(normal_choice(then, plays, seen.reversed, True), seen.play, rules)
 
 
 def leads_as_normal(hand: int, seen: LeadSeen, rules: Rules) -> bool:
     """Would Normal, holding ``hand`` now (and what it played since and then), have led
     ``seen.play`` (the same choice)?"""
     then = hand | seen.since | seen.play.mask
-    chosen = normal_choice(then, lead_plays(then, rules, seen.reversed), seen.reversed, False)
+    plays = lead_plays(then, rules, seen.reversed)
+    return _same_choice(normal_choice(then, plays, seen.reversed, False), seen.play, rules)
+
+
+def _same_choice(chosen: Play, play: Play, rules: Rules) -> bool:
+    """Is Normal's ``chosen`` the play made (suits aside where they do not matter)?"""
+    if chosen == play:
+        return True
     suits = suits_matter(rules)
-    return chosen == seen.play or choice(chosen, suits) == choice(seen.play, suits)
+    return bool(chosen) and choice(chosen, suits) == choice(play, suits)
 
 
 def not_normal(evidence: Evidence, k: Knowledge, rules: Rules) -> int:
