@@ -86,6 +86,16 @@ def normal_choice(hand: int, legal: Sequence[Play], reversed_: bool, following: 
     return PASS if best is None else best
 
 
+def holding_choice(hand: int, legal: Sequence[Play], reversed_: bool) -> Play:
+    """Normal's follow, but a pass where that would cost (spend power or break a group):
+    a hand still large gains by keeping its power and groups for later. Expert's
+    rollouts play the seat itself this way early in the round (docs/ai.md)."""
+    play = normal_choice(hand, legal, reversed_, True)
+    if play is PASS or play_cost(play, hand, 0 if reversed_ else RANKS - 1) == CLEAN:
+        return play
+    return PASS  # (a follow may always pass: engine.legal)
+
+
 def normal_gift(hand: int, count: int) -> Give:
     """Low cards of different ranks, singletons first, never a pair (003's advice);
     jokers and 2s only if nothing else is left."""

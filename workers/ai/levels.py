@@ -39,18 +39,20 @@ class Search:
     """How a level searches (``search.weigh``'s keywords, by name): the candidates it
     weighs at most, whether it races them, the hand size from which its rollouts solve
     the seat's endgame (0: never), whether it stops believing a seat shown not to play
-    as Normal, and whether it checks every play made (on the trick and as a lead) against
-    Normal's exact choice."""
+    as Normal, whether it checks every play made (on the trick and as a lead) against
+    Normal's exact choice, and the hand size above which its rollouts play the seat
+    itself holding its power and groups rather than follow at a cost (0: never)."""
 
     max_candidates: int
     racing: bool
     endgame: int
     distrust: bool
     plays: bool
+    hold: int
 
 
-SEARCHES = {"hard": Search(8, False, 3, False, False),
-            "expert": Search(12, True, 6, True, True)}
+SEARCHES = {"hard": Search(8, False, 3, False, False, 0),
+            "expert": Search(12, True, 6, True, True, 9)}
 
 
 def _searched(view: View, level: str, seed: int, budget: Budget | None,

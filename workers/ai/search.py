@@ -20,25 +20,27 @@ from typing import Sequence
 
 from engine import apply_unchecked
 from engine.determinize import state_from_view
+from engine.game import generate
 from engine.observe import View
 from engine.plays import Action, Play
 from engine.state import State
 from workers.ai.budget import Budget
 from workers.ai.endgame import best_points, choice, normal_step, points, suits_matter
-from workers.ai.heuristics import normal_gift, play_cost, weak_strength
+from workers.ai.heuristics import holding_choice, normal_gift, play_cost, weak_strength
 from workers.ai.inference import beliefs_of, sample_believed
 from workers.ai.knowledge import knowledge_of
 
 ENDGAME_STEPS = 400  # an endgame search's most engine steps (about 1 ms)
 
 
-def rollout(state: State, me: int, endgame: int = 0) -> int:
+def rollout(state: State, me: int, endgame: int = 0, hold: int = 0) -> int:
     """Play on with Normal for every seat until ``me`` goes out or the round ends; return
     ``me``'s points. (Normal exactly: with a random action 10% of the time, Hard scored
     less against Normal on club + straights + 2 jokers, docs/ai.md.) With ``endgame``,
     once ``me`` holds that many cards or fewer, its best play from there on, when found
     within ``ENDGAME_STEPS`` (``endgame.best_points``); a search that gives up is not
-    tried again before the hand is smaller."""
+    tried again before the hand is smaller. With ``hold``, while ``me`` holds more than
+    that many cards it follows as ``heuristics.holding_choice``."""
     owned = False  # (the first step copies the caller's state; the next ones change that copy)
     while state.to_act >= 0 and state.hands[me]:
         if endgame and state.to_act == me and (held := state.hands[me].bit_count()) <= endgame:
@@ -46,9 +48,19 @@ def rollout(state: State, me: int, endgame: int = 0) -> int:
             if best is not None:
                 return best
             endgame = held - 1  # (tried again only once the hand is smaller)
-        state = normal_step(state, owned)
+        if hold and state.to_act == me and state.trick and state.hands[me].bit_count() > hold:
+            state = _holding_step(state, owned)
+        else:
+            state = normal_step(state, owned)
         owned = True
     return points(state, me)
+
+
+def _holding_step(state: State, owned: bool) -> State:
+    legal = generate(state)  # (following: plays only, pass last when allowed)
+    action: Action = legal[0] if len(legal) == 1 else holding_choice(
+        state.hands[state.to_act], legal, state.reversed)  # type: ignore[arg-type]
+    return apply_unchecked(state, action, None, owned)
 
 
 def candidates(view: View, limit: int) -> list[Action]:
@@ -104,7 +116,8 @@ class Weighed:
 
 def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
           racing: bool = False, endgame: int = 0, distrust: bool = False,
-          plays: bool = False, also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
+          plays: bool = False, hold: int = 0,
+          also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
     """The search's choice for the seat of ``view`` and what it weighed to make it
     (nothing when there was no choice to search: a gift, by Normal's rule, or one
     candidate). ``also``: a legal play weighed whatever the ranking (the action a seat
@@ -112,7 +125,8 @@ def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
 
     With ``racing`` the candidates clearly behind the leader are dropped as the deals
     accumulate, so the budget goes to the contenders and a clear decision ends early.
-    ``distrust``, ``plays``: see ``inference.beliefs_of``."""
+    ``distrust``, ``plays``: see ``inference.beliefs_of``; ``endgame``, ``hold``: see
+    ``rollout``."""
     legal = view.legal_actions
     if not legal:
         raise ValueError("this view has no legal action: it is not this seat's turn")
@@ -126,7 +140,7 @@ def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
         cands = with_also(view, cands, also)
     if len(cands) == 1:
         return cands[0], ()
-    return _best(view, cands, seed, budget, racing, endgame, distrust, plays)
+    return _best(view, cands, seed, budget, racing, endgame, distrust, plays, hold)
 
 
 # Racing (Expert): from 16 deals on, every 8 deals, a candidate behind the leader by
@@ -136,7 +150,7 @@ _RACE_Z, _RACE_FIRST, _RACE_EVERY = 2.5, 16, 8
 
 def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
           racing: bool, endgame: int, distrust: bool,
-          plays: bool) -> tuple[Action, tuple[Weighed, ...]]:
+          plays: bool, hold: int) -> tuple[Action, tuple[Weighed, ...]]:
     assert view.seat is not None
     me = view.seat
     rng = random.Random(seed)
@@ -149,7 +163,7 @@ def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
         world = state_from_view(view, sample_believed(beliefs, rng))
         row = [0] * len(cands)
         for i in alive:
-            row[i] = rollout(apply_unchecked(world, cands[i]), me, endgame)
+            row[i] = rollout(apply_unchecked(world, cands[i]), me, endgame, hold)
             clock.spent += 1
             if clock.exhausted() and rows:
                 break  # an incomplete deal would favour the candidates simulated first
