@@ -1,5 +1,6 @@
 """The Easy and Normal policies, written on card masks so that searches can roll out
-with them at engine speed.
+with them at engine speed (and ``holding_choice``, Normal's follow as Expert's rollouts
+play the seat itself early in a round).
 
 Easy plays the first non-pass action of the engine's documented order: the weakest
 single when leading (the weakest rank in the order in force, natural cards before

@@ -57,7 +57,7 @@ def rollout(state: State, me: int, endgame: int = 0, hold: int = 0) -> int:
 
 
 def _holding_step(state: State, owned: bool) -> State:
-    legal = generate(state)  # (following: plays only, pass last when allowed)
+    legal = generate(state)  # (following: the plays that fit, then the pass)
     action: Action = legal[0] if len(legal) == 1 else holding_choice(
         state.hands[state.to_act], legal, state.reversed)  # type: ignore[arg-type]
     return apply_unchecked(state, action, None, owned)
