@@ -19,7 +19,7 @@ from engine.game import generate
 from engine.plays import Action, Play
 from engine.rules import Rules
 from engine.state import State
-from workers.ai.heuristics import normal_choice
+from workers.ai.heuristics import holding_choice, normal_choice
 
 
 class _TooLong(Exception):
@@ -35,12 +35,15 @@ def points(state: State, me: int) -> int:
     return len(state.hands) - state.went_out.index(me)
 
 
-def normal_step(state: State, owned: bool = False) -> State:
+def normal_step(state: State, owned: bool = False, holding: bool = False) -> State:
     """The state after the seat to act plays Normal's choice (``owned``: made by changing
-    ``state``, a simulation's own, where it can: ``apply_unchecked``)."""
+    ``state``, a simulation's own, where it can: ``apply_unchecked``; ``holding``: a
+    follow as ``heuristics.holding_choice``)."""
     legal = generate(state)
     if len(legal) == 1:
         action: Action = legal[0]
+    elif holding and state.trick:
+        action = holding_choice(state.hands[state.to_act], legal, state.reversed)  # type: ignore[arg-type]
     else:
         action = normal_choice(state.hands[state.to_act], legal, state.reversed,  # type: ignore[arg-type]
                                bool(state.trick))

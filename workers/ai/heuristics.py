@@ -36,6 +36,11 @@ def rank_counts(hand: int) -> list[int]:
     return [((hand >> (4 * r)) & 15).bit_count() for r in range(RANKS)]
 
 
+def power_rank(reversed_: bool) -> int:
+    """The strongest rank in the order in force: the 2s, or the 3s in a revolution."""
+    return 0 if reversed_ else RANKS - 1
+
+
 def play_cost(play: Play, hand: int, power_rank: int) -> int:
     """What ``play`` costs ``hand``: CLEAN, POWER (spends a 2 / 3 in revolution, a joker
     or a quad, alone or inside a straight) or BREAK (leaves cards of a rank it uses behind, or takes a natural of a
@@ -69,13 +74,13 @@ def normal_choice(hand: int, legal: Sequence[Play], reversed_: bool, following: 
     """Normal's play among ``legal`` (the engine's list for this hand; ``following`` a
     play, not leading): the cheapest (clean, then power, then breaking), then the
     weakest, then the most cards."""
-    power_rank = 0 if reversed_ else RANKS - 1
+    power = power_rank(reversed_)
     best: Play | None = None
     best_key = (3, 0, 0)
     for play in legal:
         if play is PASS:  # (plays are interned: the only pass; faster than Play.__bool__)
             continue
-        cost = play_cost(play, hand, power_rank)
+        cost = play_cost(play, hand, power)
         if following and cost == CLEAN:
             return play  # same size, weakest first: the first clean play is the answer
         key = (cost, weak_strength(play, reversed_), -play.size)
@@ -92,7 +97,7 @@ def holding_choice(hand: int, legal: Sequence[Play], reversed_: bool) -> Play:
     a hand still large gains by keeping its power and groups for later. Expert's
     rollouts play the seat itself this way early in the round (docs/ai.md)."""
     play = normal_choice(hand, legal, reversed_, True)
-    if play is PASS or play_cost(play, hand, 0 if reversed_ else RANKS - 1) == CLEAN:
+    if play is PASS or play_cost(play, hand, power_rank(reversed_)) == CLEAN:
         return play
     return PASS  # (a follow may always pass: engine.legal)
 

@@ -38,7 +38,7 @@ from engine.plays import Play, PlayKind
 from engine.rules import Rules
 from engine.state import Phase
 from workers.ai.endgame import choice, suits_matter
-from workers.ai.heuristics import normal_choice, weak_strength
+from workers.ai.heuristics import normal_choice, power_rank, weak_strength
 from workers.ai.knowledge import Knowledge, sample_hands
 
 TRIES = 20  # draws of a deal before one holding a play a pass denies is kept anyway
@@ -252,7 +252,7 @@ def _below_lead(lead: LeadSeen, possible: int) -> int:
     at all when the play could not be clean (a group or straight spending the strongest
     rank or a joker, a quad). Ranks it may hold all four of are kept."""
     play, reversed_ = lead.play, lead.reversed
-    power = 0 if reversed_ else RANKS - 1
+    power = power_rank(reversed_)
     if play.kind is PlayKind.GROUP:
         clean = play.rank != power and play.size < 4 and not play.jokers
     elif play.kind is PlayKind.STRAIGHT:

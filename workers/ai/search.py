@@ -20,13 +20,12 @@ from typing import Sequence
 
 from engine import apply_unchecked
 from engine.determinize import state_from_view
-from engine.game import generate
 from engine.observe import View
 from engine.plays import Action, Play
 from engine.state import State
 from workers.ai.budget import Budget
 from workers.ai.endgame import best_points, choice, normal_step, points, suits_matter
-from workers.ai.heuristics import holding_choice, normal_gift, play_cost, weak_strength
+from workers.ai.heuristics import normal_gift, play_cost, power_rank, weak_strength
 from workers.ai.inference import beliefs_of, sample_believed
 from workers.ai.knowledge import knowledge_of
 
@@ -48,19 +47,10 @@ def rollout(state: State, me: int, endgame: int = 0, hold: int = 0) -> int:
             if best is not None:
                 return best
             endgame = held - 1  # (tried again only once the hand is smaller)
-        if hold and state.to_act == me and state.trick and state.hands[me].bit_count() > hold:
-            state = _holding_step(state, owned)
-        else:
-            state = normal_step(state, owned)
+        holding = state.to_act == me and 0 < hold < state.hands[me].bit_count()
+        state = normal_step(state, owned, holding)
         owned = True
     return points(state, me)
-
-
-def _holding_step(state: State, owned: bool) -> State:
-    legal = generate(state)  # (following: the plays that fit, then the pass)
-    action: Action = legal[0] if len(legal) == 1 else holding_choice(
-        state.hands[state.to_act], legal, state.reversed)  # type: ignore[arg-type]
-    return apply_unchecked(state, action, None, owned)
 
 
 def candidates(view: View, limit: int) -> list[Action]:
@@ -72,7 +62,7 @@ def candidates(view: View, limit: int) -> list[Action]:
     hand = 0
     for card in view.hand:
         hand |= card.bit
-    power_rank = 0 if view.reversed else 12
+    power = power_rank(view.reversed)
     suits = suits_matter(view.rules)
     seen: set[tuple[int, ...]] = set()
     distinct: list[Play] = []
@@ -82,7 +72,7 @@ def candidates(view: View, limit: int) -> list[Action]:
         if key not in seen:
             seen.add(key)
             distinct.append(play)
-    distinct.sort(key=lambda p: (not p, play_cost(p, hand, power_rank) if p else 0,
+    distinct.sort(key=lambda p: (not p, play_cost(p, hand, power) if p else 0,
                                  weak_strength(p, view.reversed) if p else 0, -p.size))
     if len(distinct) <= limit:
         return list(distinct)
