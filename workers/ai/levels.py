@@ -6,7 +6,7 @@ lets that seat see) and nothing else, so it cannot read another seat's cards.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
 from engine.cards import mask_of
@@ -14,7 +14,7 @@ from engine.observe import View
 from engine.plays import Action, Play
 from workers.ai.budget import Budget
 from workers.ai.heuristics import easy_choice, normal_choice, normal_gift
-from workers.ai.search import Weighed, weigh
+from workers.ai.search import ENDGAME_STEPS, Weighed, weigh
 
 DEFAULT_BUDGETS = {
     "hard": Budget(milliseconds=50),
@@ -38,27 +38,35 @@ def _normal(view: View, seed: int, budget: Budget | None) -> Action:
 class Search:
     """How a level searches (``search.weigh``'s keywords, by name): the candidates it
     weighs at most, whether it races them, the hand size from which its rollouts solve
-    the seat's endgame (0: never), whether it stops believing a seat shown not to play
-    as Normal, whether it checks every play made (on the trick and as a lead) against
-    Normal's exact choice, and the hand size above which its rollouts play the seat
-    itself holding its power and groups rather than follow at a cost (0: never)."""
+    the seat's endgame (0: never) and the engine steps an endgame search may take before
+    it gives up, whether it stops believing a seat shown not to play as Normal, whether
+    it checks every play made (on the trick and as a lead) against Normal's exact
+    choice, and the hand size above which its rollouts play the seat itself holding its
+    power and groups rather than follow at a cost (0: never)."""
 
     max_candidates: int
     racing: bool
     endgame: int
+    steps: int
     distrust: bool
     plays: bool
     hold: int
 
 
-SEARCHES = {"hard": Search(8, False, 3, False, False, 0),
-            "expert": Search(12, True, 6, True, True, 9)}
+SEARCHES = {"hard": Search(8, False, 3, ENDGAME_STEPS, False, False, 0),
+            "expert": Search(12, True, 6, ENDGAME_STEPS, True, True, 9)}
+# Five seats or more deal 10 or 11 cards, and an endgame search from 6 of them costs twice
+# what it does at four seats, giving up twice as often: Expert solves from 5 cards with
+# room to settle them at the first try, better lines for less time (docs/ai.md).
+MANY_SEATS = {"expert": replace(SEARCHES["expert"], endgame=5, steps=1200)}
 
 
 def _searched(view: View, level: str, seed: int, budget: Budget | None,
               also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
-    return weigh(view, seed, budget or DEFAULT_BUDGETS[level], **asdict(SEARCHES[level]),
-                 also=also)
+    search = SEARCHES[level]
+    if view.rules.players >= 5:
+        search = MANY_SEATS.get(level, search)
+    return weigh(view, seed, budget or DEFAULT_BUDGETS[level], **asdict(search), also=also)
 
 
 def _hard(view: View, seed: int, budget: Budget | None) -> Action:

@@ -32,18 +32,19 @@ from workers.ai.knowledge import knowledge_of
 ENDGAME_STEPS = 400  # an endgame search's most engine steps (about 1 ms)
 
 
-def rollout(state: State, me: int, endgame: int = 0, hold: int = 0) -> int:
+def rollout(state: State, me: int, endgame: int = 0, hold: int = 0,
+            steps: int = ENDGAME_STEPS) -> int:
     """Play on with Normal for every seat until ``me`` goes out or the round ends; return
     ``me``'s points. (Normal exactly: with a random action 10% of the time, Hard scored
     less against Normal on club + straights + 2 jokers, docs/ai.md.) With ``endgame``,
     once ``me`` holds that many cards or fewer, its best play from there on, when found
-    within ``ENDGAME_STEPS`` (``endgame.best_points``); a search that gives up is not
+    within ``steps`` engine steps (``endgame.best_points``); a search that gives up is not
     tried again before the hand is smaller. With ``hold``, while ``me`` holds more than
     that many cards it follows as ``heuristics.holding_choice``."""
     owned = False  # (the first step copies the caller's state; the next ones change that copy)
     while state.to_act >= 0 and state.hands[me]:
         if endgame and state.to_act == me and (held := state.hands[me].bit_count()) <= endgame:
-            best = best_points(state, me, ENDGAME_STEPS)
+            best = best_points(state, me, steps)
             if best is not None:
                 return best
             endgame = held - 1  # (tried again only once the hand is smaller)
@@ -105,8 +106,8 @@ class Weighed:
 
 
 def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
-          racing: bool = False, endgame: int = 0, distrust: bool = False,
-          plays: bool = False, hold: int = 0,
+          racing: bool = False, endgame: int = 0, steps: int = ENDGAME_STEPS,
+          distrust: bool = False, plays: bool = False, hold: int = 0,
           also: Action | None = None) -> tuple[Action, tuple[Weighed, ...]]:
     """The search's choice for the seat of ``view`` and what it weighed to make it
     (nothing when there was no choice to search: a gift, by Normal's rule, or one
@@ -115,8 +116,8 @@ def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
 
     With ``racing`` the candidates clearly behind the leader are dropped as the deals
     accumulate, so the budget goes to the contenders and a clear decision ends early.
-    ``distrust``, ``plays``: see ``inference.beliefs_of``; ``endgame``, ``hold``: see
-    ``rollout``."""
+    ``distrust``, ``plays``: see ``inference.beliefs_of``; ``endgame``, ``steps``,
+    ``hold``: see ``rollout``."""
     legal = view.legal_actions
     if not legal:
         raise ValueError("this view has no legal action: it is not this seat's turn")
@@ -130,7 +131,7 @@ def weigh(view: View, seed: int, budget: Budget, *, max_candidates: int = 8,
         cands = with_also(view, cands, also)
     if len(cands) == 1:
         return cands[0], ()
-    return _best(view, cands, seed, budget, racing, endgame, distrust, plays, hold)
+    return _best(view, cands, seed, budget, racing, endgame, steps, distrust, plays, hold)
 
 
 # Racing (Expert): from 16 deals on, every 8 deals, a candidate behind the leader by
@@ -139,7 +140,7 @@ _RACE_Z, _RACE_FIRST, _RACE_EVERY = 2.5, 16, 8
 
 
 def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
-          racing: bool, endgame: int, distrust: bool,
+          racing: bool, endgame: int, steps: int, distrust: bool,
           plays: bool, hold: int) -> tuple[Action, tuple[Weighed, ...]]:
     assert view.seat is not None
     me = view.seat
@@ -153,7 +154,7 @@ def _best(view: View, cands: Sequence[Action], seed: int, budget: Budget,
         world = state_from_view(view, sample_believed(beliefs, rng))
         row = [0] * len(cands)
         for i in alive:
-            row[i] = rollout(apply_unchecked(world, cands[i]), me, endgame, hold)
+            row[i] = rollout(apply_unchecked(world, cands[i]), me, endgame, hold, steps)
             clock.spent += 1
             if clock.exhausted() and rows:
                 break  # an incomplete deal would favour the candidates simulated first
