@@ -4,6 +4,7 @@ a known deal, checked on literal positions and against a search that tries every
 from __future__ import annotations
 
 import random
+from dataclasses import asdict
 
 import pytest
 from aihelpers import PRESET_NAMES, position
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from engine import Rules, State, apply_unchecked, new_series, observe
 from engine.game import generate
-from workers.ai import search
+from workers.ai import levels, search
 from workers.ai.budget import Budget
 from workers.ai.endgame import best_points, normal_step, points
 from workers.ai.search import ENDGAME_STEPS, rollout, weigh
@@ -144,3 +145,41 @@ def _turns_holding_at_most(state: State, me: int, cards: int) -> int:
         turns += state.to_act == me and state.hands[me].bit_count() <= cards
         state = normal_step(state)
     return turns
+
+
+def test_a_rollout_gives_its_endgame_search_the_steps_it_is_given() -> None:
+    # Five seats make endgame searches longer: on a position the default steps give up on
+    # (the rollout then plays a worse line), more steps settle it and the rollout plays
+    # the settled line.
+    rng = random.Random(5)
+    for _ in range(300):
+        found = _late_position("uecda", rng.randrange(10**6), 5)
+        assert found is not None
+        state, me = found
+        held = state.hands[me].bit_count()
+        if best_points(state, me, ENDGAME_STEPS) is None:
+            best = best_points(state, me, 1_200)
+            if best is not None and rollout(state, me, endgame=held) < best:
+                break
+    else:
+        pytest.fail("no position needed more than the default steps")
+    assert rollout(state, me, endgame=held, steps=1_200) == best
+
+
+def test_expert_at_five_seats_searches_with_its_many_seats_settings(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[dict[str, object]] = []
+
+    def weighs(view: object, seed: int, budget: Budget, **settings: object) -> object:
+        asked.append(settings)
+        return None, ()
+
+    monkeypatch.setattr(levels, "weigh", weighs)
+    for preset, level in [("cardverse", "expert"), ("uecda", "expert"), ("uecda", "hard")]:
+        state = new_series(Rules.preset(preset, rounds=1), 1)
+        levels.analyse(observe(state, state.to_act), level)
+    four, five, hard = ({k: v for k, v in s.items() if k != "also"} for s in asked)
+    assert four == asdict(levels.SEARCHES["expert"])
+    assert five == asdict(levels.MANY_SEATS["expert"]) != four
+    assert (five["endgame"], five["steps"]) == (5, 1_200)
+    assert hard == asdict(levels.SEARCHES["hard"])
