@@ -55,9 +55,9 @@ class Search:
 
 SEARCHES = {"hard": Search(8, False, 3, ENDGAME_STEPS, False, False, 0),
             "expert": Search(12, True, 6, ENDGAME_STEPS, True, True, 9)}
-# Five seats or more deal 10 or 11 cards, and an endgame search from 6 of them costs twice
-# what it does at four seats, giving up twice as often: Expert solves from 5 cards with
-# room to settle them at the first try, better lines for less time (docs/ai.md).
+# At five seats or more an endgame search from 6 cards gives up on two positions in five
+# within 400 steps, each try wasted: Expert solves from 5 with the room to settle them,
+# better lines for no more time (docs/ai.md).
 MANY_SEATS = {"expert": replace(SEARCHES["expert"], endgame=5, steps=1200)}
 
 
