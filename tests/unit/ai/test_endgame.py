@@ -4,6 +4,7 @@ a known deal, checked on literal positions and against a search that tries every
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import asdict
 
 import pytest
@@ -68,6 +69,16 @@ def _gift(state: State) -> State:
     return apply_unchecked(state, generate(state)[0])
 
 
+def _late_positions(preset: str, seed: int, cards: int,
+                    count: int) -> Iterator[tuple[State, int]]:
+    """``_late_position`` in ``count`` random rounds (each has one)."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        found = _late_position(preset, rng.randrange(10**6), cards)
+        assert found is not None
+        yield found
+
+
 @settings(max_examples=40, deadline=None)
 @given(preset=st.sampled_from(PRESET_NAMES), seed=st.integers(0, 10_000),
        cards=st.integers(1, 3))
@@ -88,23 +99,15 @@ def test_the_search_finds_the_best_line_and_never_less_than_normal(
 
 
 def test_rollouts_with_the_endgame_score_at_least_normal_ones() -> None:
-    rng = random.Random(1)
-    for _ in range(20):
-        found = _late_position("cardverse", rng.randrange(10**6), 5)
-        assert found is not None
-        state, me = found
+    for state, me in _late_positions("cardverse", 1, 5, 20):
         assert rollout(state, me, endgame=5) >= rollout(state, me)
 
 
 def test_the_search_weighs_each_candidate_at_least_as_high_with_the_endgame() -> None:
     # The same seed samples the same deals (rollouts draw nothing at random), so each
     # candidate's line with the endgame is the Normal line or better, deal by deal.
-    rng = random.Random(2)
     raised = 0
-    for _ in range(15):
-        found = _late_position("cardverse", rng.randrange(10**6), 6)
-        assert found is not None
-        state, me = found
+    for state, me in _late_positions("cardverse", 2, 6, 15):
         view = observe(state, me)
         if len(view.legal_actions) < 2:
             continue
@@ -126,12 +129,8 @@ def test_a_search_that_gives_up_is_tried_again_only_with_fewer_cards(
         asked.append(state.hands[me].bit_count())
 
     monkeypatch.setattr(search, "best_points", gives_up)
-    rng = random.Random(4)
     spared = 0  # the seat's turns at the same hand size as a search that gave up
-    for _ in range(20):
-        found = _late_position("cardverse", rng.randrange(10**6), 6)
-        assert found is not None
-        state, me = found
+    for state, me in _late_positions("cardverse", 4, 6, 20):
         asked.clear()
         assert rollout(state, me, endgame=6) == rollout(state, me)  # Normal's line, then
         assert asked == sorted(set(asked), reverse=True)  # each hand size once, smaller
@@ -151,11 +150,7 @@ def test_a_rollout_gives_its_endgame_search_the_steps_it_is_given() -> None:
     # Five seats make endgame searches longer: on a position the default steps give up on
     # (the rollout then plays a worse line), more steps settle it and the rollout plays
     # the settled line.
-    rng = random.Random(5)
-    for _ in range(300):
-        found = _late_position("uecda", rng.randrange(10**6), 5)
-        assert found is not None
-        state, me = found
+    for state, me in _late_positions("uecda", 5, 5, 300):
         held = state.hands[me].bit_count()
         if best_points(state, me, ENDGAME_STEPS) is None:
             best = best_points(state, me, 1_200)
