@@ -1,7 +1,7 @@
 """``president bench spans``: what a traced action's spans cost the process that serves
 it, one part at a time, in one process with no server: making and ending the request's
-span (the attributes the WSGI middleware gives it) and the moves statement's, with the
-SDK; then encoding them for OTLP, with the exporter's own encoder and with the request
+span (by ``config.server_spans``, around an app that answers at once) and the moves
+statement's, with the SDK; then encoding them for OTLP, with the exporter's own encoder and with the request
 built in place (``config/otlp.py``) that the service uses. CPU time, one thread; the
 spans go to a processor that keeps them, so no export thread runs meanwhile."""
 
@@ -14,15 +14,14 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.trace import SpanKind
-from opentelemetry.util.types import AnyValue
 
 from config import otlp
+from config.server_spans import served
 
-# What the WSGI middleware and tracing.instrument_app give an action's span.
-REQUEST: dict[str, AnyValue] = {"http.method": "POST", "http.server_name": "127.0.0.1", "http.scheme": "http",
-           "net.host.port": 8000, "http.host": "127.0.0.1:8000",
-           "http.target": "/v1/games/0123456789abcdef/actions", "net.peer.ip": "127.0.0.1",
-           "net.peer.port": 50000, "http.user_agent": "wrk", "http.flavor": "1.1"}
+ROUTE = "/v1/games/<string:game_id>/actions"
+ENVIRON = {"REQUEST_METHOD": "POST", "wsgi.url_scheme": "http", "PATH_INFO":
+           "/v1/games/0123456789abcdef/actions", "HTTP_USER_AGENT": "wrk",
+           "REMOTE_ADDR": "127.0.0.1", "HTTP_HOST": "127.0.0.1:8000"}
 MOVES = {"db.system": "postgresql", "db.operation": "moves", "president.moves": "1"}
 
 
@@ -47,15 +46,19 @@ def bench_spans(actions: int = 2000, repeats: int = 5) -> dict[str, Any]:
     provider.add_span_processor(kept)
     tracer = provider.get_tracer("president")
 
+    def action(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        tracer.start_span("president.moves", kind=SpanKind.CLIENT, attributes=MOVES).end()
+        start_response("200 OK", [("Content-Length", "2")])
+        return [b"{}"]
+
+    app = served(action, lambda: ROUTE, tracer)
+
     def make() -> None:
         kept.spans.clear()
         for _ in range(actions):
-            with tracer.start_as_current_span("POST /v1/games/<string:game_id>/actions",
-                                              kind=SpanKind.SERVER, attributes=REQUEST) as span:
-                tracer.start_span("president.moves", kind=SpanKind.CLIENT,
-                                  attributes=MOVES).end()
-                span.set_attribute("http.route", "/v1/games/<string:game_id>/actions")
-                span.set_attribute("http.status_code", 200)
+            body = app(dict(ENVIRON), lambda status, headers, exc_info=None: None)
+            for _chunk in body:
+                pass
 
     made = min(_cpu_us(make, actions) for _ in range(repeats))
     batches = [kept.spans[i:i + 512] for i in range(0, len(kept.spans), 512)]  # as exported

@@ -7,9 +7,9 @@ delays, headers, ``OTEL_SERVICE_NAME``) works as the SDK documents.
 Each process calls ``start`` once, after any fork: the tracer provider, an OTLP/HTTP
 exporter, and the maintained instrumentations of what the process uses (Celery, in the
 publishing process too; gRPC clients and servers; Redis; the SQLAlchemy engines made from
-then on). Flask apps are traced as they are made (``instrument_app``, the WSGI
-middleware); statements on raw cursors, which no instrumentation sees, get a span of
-their own (``span``).
+then on). Flask apps are traced as they are made (``instrument_app``: a server span a
+request, ``config.server_spans``); statements on raw cursors, which no instrumentation
+sees, get a span of their own (``span``).
 
 A move's trace goes on through the outbox: the move writes its ``traceparent`` with the
 next turn's message, and the relay publishes the message inside that context
@@ -85,24 +85,15 @@ def encode_in_place() -> None:
     trace_exporter.encode_spans = otlp.encode_spans  # type: ignore[attr-defined]
 
 
-def instrument_app(app: Any, route: Callable[[], tuple[str, str] | None]) -> None:
-    """The app's requests traced by the maintained WSGI middleware, each span named by
-    its route once the app has matched it (``route()``: the request's method and route,
-    ``POST /v1/games/<string:game_id>/actions``). Not the Flask instrumentation, which
-    does the same work twice a request (its attributes read from the environment for its
-    metrics, then again for its span, and the request's URL built three times to check
-    its exclusions): about half of tracing's cost here (docs/performance.md#tracing)."""
+def instrument_app(app: Any, route: Callable[[], str | None]) -> None:
+    """The app's requests traced, each a server span named by its route once the app has
+    matched it (``route()``: ``/v1/games/<string:game_id>/actions``), by
+    ``config.server_spans``."""
     if not _started:
         return
-    from opentelemetry.instrumentation.wsgi import OpenTelemetryMiddleware
+    from config.server_spans import served
 
-    def named(span: Any, environ: Any, status: str, headers: Any) -> None:
-        matched = route() if span.is_recording() else None
-        if matched is not None:
-            span.update_name(f"{matched[0]} {matched[1]}")
-            span.set_attribute("http.route", matched[1])
-
-    app.wsgi_app = OpenTelemetryMiddleware(app.wsgi_app, response_hook=named)
+    app.wsgi_app = served(app.wsgi_app, route, _tracer)
 
 
 def traceparent() -> str | None:
@@ -160,3 +151,4 @@ def trace_id() -> str:
 
     context = trace.get_current_span().get_span_context()
     return format(context.trace_id, "032x") if context.is_valid else "-"
+

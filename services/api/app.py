@@ -48,11 +48,12 @@ class OrjsonProvider(DefaultJSONProvider):
         return jsoncodec.loads(s)
 
 
-def matched_route() -> tuple[str, str] | None:
-    """The request's method and route, once matched (what a traced request is named)."""
+def matched_route() -> str | None:
+    """The request's route, once matched (``/v1/games/<string:game_id>/actions``: what a
+    traced request is named by)."""
     if not has_request_context() or request.url_rule is None:
         return None
-    return request.method, request.url_rule.rule
+    return request.url_rule.rule
 
 
 def create_app(container: Container, rendered_bytes: int | None = None) -> APIFlask:
