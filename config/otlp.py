@@ -31,7 +31,6 @@ _KINDS = {SpanKind.INTERNAL: PBSpan.SPAN_KIND_INTERNAL, SpanKind.SERVER: PBSpan.
           SpanKind.CONSUMER: PBSpan.SPAN_KIND_CONSUMER}
 _HAS_IS_REMOTE = SpanFlags.SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK
 _IS_REMOTE = SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK
-_NOTHING = object()  # (no span's resource or scope)
 
 
 def encode_spans(sdk_spans: Sequence[ReadableSpan]) -> ExportTraceServiceRequest:
@@ -40,14 +39,15 @@ def encode_spans(sdk_spans: Sequence[ReadableSpan]) -> ExportTraceServiceRequest
     spans in their order."""
     request = ExportTraceServiceRequest()
     resources: dict[Any, tuple[Any, dict[Any, Any]]] = {}
-    last: tuple[Any, Any, Any] = (_NOTHING, _NOTHING, None)  # resource, scope, their spans
+    # Each (resource, scope) pair of objects looked up by equality once: a resource's
+    # hash is its attributes dumped as JSON, and a batch's spans alternate between scopes.
+    groups: dict[tuple[int, int], Any] = {}
     for span in sdk_spans:
         resource, scope = span.resource, span.instrumentation_scope or None
-        if resource is last[0] and scope is last[1]:  # (a batch: mostly one of each)
-            into = last[2]
-        else:
-            into = _scope_spans(request, resources, resource, scope)
-            last = (resource, scope, into)
+        into = groups.get((id(resource), id(scope)))
+        if into is None:
+            into = groups[id(resource), id(scope)] = _scope_spans(request, resources,
+                                                                  resource, scope)
         _span(into, span)
     return request
 
