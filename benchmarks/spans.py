@@ -1,9 +1,10 @@
 """``president bench spans``: what a traced action's spans cost the process that serves
 it, one part at a time, in one process with no server: making and ending the request's
 span (by ``config.server_spans``, around an app that answers at once) and the moves
-statement's, with the SDK; then encoding them for OTLP, with the exporter's own encoder and with the request
-built in place (``config/otlp.py``) that the service uses. CPU time, one thread; the
-spans go to a processor that keeps them, so no export thread runs meanwhile."""
+statement's, with the SDK; then encoding them for OTLP, with the exporter's own encoder
+and with the request built in place (``config/otlp.py``) that the service uses. CPU time,
+one thread; the spans go to a processor that keeps them, so no export thread runs
+meanwhile."""
 
 from __future__ import annotations
 

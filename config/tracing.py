@@ -151,4 +151,3 @@ def trace_id() -> str:
 
     context = trace.get_current_span().get_span_context()
     return format(context.trace_id, "032x") if context.is_valid else "-"
-
