@@ -6,8 +6,8 @@ the span named by its route once the app has matched it.
 Not the maintained WSGI middleware nor the Flask instrumentation: both read a dozen
 attributes from the environment, build and redact the request's URL, look up their
 header-capture settings in ``os.environ`` and keep HTTP metrics with no meter to take
-them, on every request. That work, not the span, was half of what tracing cost an action
-(docs/performance.md#tracing). Imported only once tracing is on."""
+them, on every request: 76 µs a request against 33 µs here, in one process
+(docs/performance.md#the-requests-span-of-our-own). Imported only once tracing is on."""
 
 from __future__ import annotations
 
