@@ -54,7 +54,7 @@ def profile_json(found: Profile) -> dict[str, Any]:
 @ratings.doc(operation_id="getLeaderboard", tags=TAGS, security=KEY,
              summary="A pool's players (the key's own and the AI levels), best conservative "
              "rating first, a page at a time; or one player among its neighbours",
-             responses=problems(400, 401, 403))
+             responses=problems(400, 401, 403, 404))  # 404: a name longer than POOL takes
 def get_leaderboard(pool: str, query_data: LeaderboardQuery) -> dict[str, Any]:
     services, caller = _services()
     standings, cursor = leaderboard(pool, query_data.limit, query_data.cursor,

@@ -90,3 +90,14 @@ def test_bad_queries_and_callers_are_refused(client: FlaskClient, db: Engine) ->
     assert_problem(refused, 400, "bad_player")
     assert client.get("/v1/leaderboards/classic-4", headers=owner).get_json() == {
         "pool": "classic-4", "standings": [], "next_cursor": None}
+
+
+def test_a_pool_or_player_name_longer_than_its_route_takes_is_a_documented_404(
+        client: FlaskClient, db: Engine) -> None:
+    owner = key(db)
+    assert client.get("/v1/leaderboards/" + "p" * 80, headers=owner).status_code == 200
+    assert_problem(client.get("/v1/leaderboards/" + "p" * 81, headers=owner), 404, "not_found")
+    assert_problem(client.get("/v1/players/" + "p" * 65, headers=owner), 404, "not_found")
+    paths = client.get("/openapi.json").get_json()["paths"]
+    for path in ("/v1/leaderboards/{pool}", "/v1/players/{player_id}"):
+        assert "404" in paths[path]["get"]["responses"]
