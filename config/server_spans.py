@@ -113,7 +113,7 @@ class _Body:
 
     def __init__(self, body: Iterable[bytes], span: trace.Span, within: Context) -> None:
         self._body, self._span, self._within = body, span, within
-        self._chunks: Iterator[bytes] | None = None
+        self._chunks: Iterator[bytes] = iter(body)  # (a WSGI body's chunks come from next)
         self._open = True
 
     def __iter__(self) -> _Body:
@@ -122,8 +122,6 @@ class _Body:
     def __next__(self) -> bytes:
         token = context.attach(self._within)
         try:
-            if self._chunks is None:
-                self._chunks = iter(self._body)
             return next(self._chunks)
         except StopIteration:
             self._end()
