@@ -50,7 +50,7 @@ def served(app: WsgiApp, route: Route, tracer: trace.Tracer) -> WsgiApp:
         within = trace.set_span_in_context(span, parent)
 
         def responding(status: str, headers: Any, exc_info: Any = None) -> Any:
-            _responded(span, status, named, route())
+            _responded(span, status, named, route)
             return start_response(status, headers, exc_info)
 
         token = context.attach(within)
@@ -85,10 +85,10 @@ def _request_attributes(environ: dict[str, Any], method: str) -> dict[str, str]:
     return attributes
 
 
-def _responded(span: trace.Span, status: str, named: str, matched: str | None) -> None:
-    if not span.is_recording():
+def _responded(span: trace.Span, status: str, named: str, route: Route) -> None:
+    if not span.is_recording():  # (a request sampled out is not named: nothing sees it)
         return
-    code = int(status[:3])
+    code, matched = int(status[:3]), route()
     span.set_attribute("http.response.status_code", code)
     if matched is not None:
         span.update_name(f"{named} {matched}")

@@ -26,7 +26,7 @@ class Traced:
         provider = TracerProvider()
         provider.add_span_processor(SimpleSpanProcessor(self.exported))
         self.tracer = provider.get_tracer("test")
-        self.closed = 0
+        self.closed = self.routes_asked = 0
         app = Flask("traced")
 
         @app.get("/things/<int:n>")
@@ -45,8 +45,12 @@ class Traced:
             response.call_on_close(self._closed)
             return response
 
-        app.wsgi_app = served(app.wsgi_app, matched_route, self.tracer)  # type: ignore[method-assign]
+        app.wsgi_app = served(app.wsgi_app, self._route, self.tracer)  # type: ignore[method-assign]
         self.app = app
+
+    def _route(self) -> str | None:
+        self.routes_asked += 1
+        return matched_route()
 
     def _closed(self) -> None:
         self.closed += 1
@@ -135,6 +139,7 @@ def test_a_request_whose_caller_did_not_sample_it_records_nothing(traced: Traced
         "/things/3", headers={"traceparent": f"00-{TRACE}-{PARENT}-00"})
     assert answer.get_json() == {"n": 3}
     assert traced.exported.get_finished_spans() == ()
+    assert traced.routes_asked == 0  # (nothing names a span no one sees)
 
 
 def test_a_method_http_does_not_define_is_other(traced: Traced) -> None:
