@@ -35,7 +35,9 @@ def make_engine(url: str | None = None, *, autocommit: bool = False) -> Engine:
     """An engine for ``url``; with ``autocommit``, one whose connections run each
     statement on its own (``reads.GameReads``: no BEGIN, no ROLLBACK)."""
     url = url or database_url()
-    options: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": loads}
+    # (an error's text names no parameter: a game's row holds its seed and every hand)
+    options: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": loads,
+                               "hide_parameters": True}
     if autocommit:  # (no transaction is ever open: nothing to roll back on check-in)
         options.update(isolation_level="AUTOCOMMIT", pool_reset_on_return=None)
     # (``sqlalchemy.create_engine`` is looked up here: tracing, when on, wraps it)

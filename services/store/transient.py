@@ -51,8 +51,10 @@ def pause(attempt: int) -> None:
 
 
 def unavailable(what: str, error: BaseException) -> Unavailable:
-    """What a caller gets once ``what`` has failed through every retry."""
-    failure = Unavailable(f"the database is unavailable ({what}): {error}")
+    """What a caller gets once ``what`` has failed through every retry: the error's own
+    text stays in the logs (a client is told no more than that it may try again)."""
+    log.warning("the database is unavailable (%s): %s", what, error)
+    failure = Unavailable(f"the database is unavailable ({what})")
     failure.__cause__ = error
     return failure
 

@@ -76,7 +76,8 @@ class SqlUnitOfWork:
                 raise
             log.warning("rolling back after %s: %s", exc_type, error)
         if exc is not None and is_transient(exc):
-            raise Unavailable(f"the database is unavailable: {exc}") from exc
+            log.warning("the database is unavailable: %s", exc)  # (no parameters in it)
+            raise Unavailable("the database is unavailable") from exc
 
     def commit(self) -> None:
         if self._session is not None:

@@ -105,3 +105,30 @@ def test_moves_and_reads_survive_every_connection_being_dropped(db: Engine) -> N
     played = act(Act(game_id, created.tokens[seat], str(decide(view, "easy")), 0), store.uow())
     assert played.version == 1
     store.close()
+
+
+
+def test_a_database_error_tells_neither_the_client_nor_the_logs_a_statements_values(
+        store: Store, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game's row holds its seed and every hand: an error's text carries no statement
+    parameter (into a log line or a span), and the client is told only that the database
+    is unavailable (its 503's detail)."""
+    secret = "a-seed-and-every-hand"
+    with pytest.raises(Exception) as failed:
+        with store.engine.connect() as connection:
+            connection.execute(text("SELECT :value FROM no_such_table"), {"value": secret})
+    assert secret not in str(failed.value) and "hidden" in str(failed.value)
+    with pytest.raises(Unavailable) as raised:
+        with store.uow():
+            raise OperationalError("UPDATE games", None, psycopg.OperationalError(secret))
+    assert secret not in raised.value.message
+    assert any(secret in r.getMessage() for r in caplog.records)  # (for the operator)
+    monkeypatch.setattr(transient, "BASE_S", 0.0)
+    with pytest.raises(Unavailable) as raised:
+        retried(lambda: _raise(psycopg.OperationalError(secret)), "a read")
+    assert secret not in raised.value.message
+
+
+def _raise(error: Exception) -> None:
+    raise error
