@@ -93,14 +93,27 @@ def _owner(caller: Caller) -> str:
 
 
 def _checked_url(url: str, sender: WebhookSender) -> str:
-    parts = urlsplit(url)
-    if len(url) > URL_LENGTH or parts.scheme not in ("http", "https") or not parts.hostname:
+    """``url``, if it is one to call: what is shown is what is called, so no space or
+    control character (an HTTP client would quote them into another URL)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # (a port out of range, or not a number, is refused on reading it)
+    except ValueError:
+        parts = None
+    if (parts is None or len(url) > URL_LENGTH or not url.isprintable() or " " in url
+            or parts.scheme not in ("http", "https") or not parts.hostname):
         raise BadWebhook(f"a webhook URL is http(s)://host/…, at most {URL_LENGTH} "
-                         f"characters, not {url[:80]!r}")
-    if parts.username or parts.password:
+                         f"printable characters without spaces, not {url[:80]!r}")
+    if "@" in parts.netloc:  # (``http://:@host/`` too: an empty name is still one)
         raise BadWebhook("a webhook URL carries no user name or password")
     sender.check(url)  # UrlRefused: a loopback, private or link-local address
     return url
+
+
+def _checked_description(description: str | None) -> str | None:
+    if description is not None and not description.isprintable():
+        raise BadWebhook("a webhook's description is printable characters only")
+    return description
 
 
 def _checked_types(types: Sequence[str]) -> tuple[str, ...]:
@@ -116,7 +129,8 @@ def register(cmd: RegisterWebhook, uow: UnitOfWork, caller: Caller, sender: Webh
     """The endpoint and its signing secret, which is shown now and never again."""
     owner = _owner(caller)
     endpoint = WebhookEndpoint(uuid.uuid4().hex, owner, _checked_url(cmd.url, sender),
-                               _checked_types(cmd.event_types), cmd.description)
+                               _checked_types(cmd.event_types),
+                               _checked_description(cmd.description))
     secret = new_secret()
     with uow:
         if uow.webhooks.count(owner) >= policy.per_key:
@@ -155,6 +169,7 @@ def update_webhook(cmd: UpdateWebhook, uow: UnitOfWork, caller: Caller,
     owner = _owner(caller)
     url = None if cmd.url is None else _checked_url(cmd.url, sender)
     types = None if cmd.event_types is None else _checked_types(cmd.event_types)
+    _checked_description(cmd.description)
     with uow:
         endpoint = _found(uow, owner, cmd.webhook_id)
         changed = replace(endpoint, url=url or endpoint.url,

@@ -30,15 +30,38 @@ USER_AGENT = "president-webhooks/1"
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
+# IPv6 prefixes whose last 32 bits are an IPv4 address routed to (NAT64, RFC 6052 and
+# RFC 8215): 64:ff9b::7f00:1 is 127.0.0.1 wherever a NAT64 gateway is.
+NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+
+
 def refused(address: Address, private: str) -> bool:
-    """Whether an endpoint may not be called at ``address``."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    """Whether an endpoint may not be called at ``address``. An IPv4 address mapped into
+    IPv6 is judged as itself; one embedded in another of IPv6's forms, as itself too,
+    and the IPv6 address as well."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        elif (inner := _ipv4_in(address)) is not None and refused(inner, private):
+            return True
     if address.is_multicast or address.is_unspecified:
         return True
     if private == "on" or (private == "loopback" and address.is_loopback):
         return False
     return not address.is_global
+
+
+def _ipv4_in(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one carries: compatible (::a.b.c.d), 6to4 (2002::/16),
+    Teredo's client (2001::/32) or NAT64's."""
+    value = int(address)
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    if any(address in prefix for prefix in NAT64) or 1 < value < 2 ** 32:
+        return ipaddress.IPv4Address(value & 0xFFFFFFFF)
+    return None
 
 
 class HttpSender:
@@ -57,10 +80,11 @@ class HttpSender:
     def _address(self, url: str) -> Address:
         """The first address of the URL's host, all of them checked."""
         parts = urlsplit(url)
-        host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+        host = parts.hostname or ""
         try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
             found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except (socket.gaierror, UnicodeError) as error:
+        except (socket.gaierror, UnicodeError, ValueError) as error:
             raise UrlRefused(f"the host {host[:100]!r} of the webhook URL does not resolve: "
                              f"{error}") from None
         addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
@@ -79,8 +103,10 @@ class HttpSender:
             host = f"[{address}]" if address.version == 6 else str(address)
             pinned = urlunsplit(parts._replace(netloc=f"{host}:{parts.port or ''}".rstrip(":")))
             now = datetime.now(timezone.utc)
+            named = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
             headers = {
-                "Host": parts.netloc, "Content-Type": "application/json",
+                "Host": f"{named}:{parts.port}" if parts.port else str(named),
+                "Content-Type": "application/json",
                 "webhook-id": webhook_id, "webhook-timestamp": str(int(now.timestamp())),
                 "webhook-signature": Webhook(secret).sign(webhook_id, now, body)}
             extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}

@@ -227,6 +227,13 @@ def test_the_secret_is_shown_once_stored_encrypted_and_rotated(
     ({"url": "http://no-such-host.invalid/x", "event_types": ["round.ended"]}, "url_refused"),
     ({"url": "http://10.0.0.1/x", "event_types": ["round.ended"]}, "url_refused"),
     ({"url": "http://169.254.169.254/latest", "event_types": ["round.ended"]}, "url_refused"),
+    ({"url": "http://[::1", "event_types": ["round.ended"]}, "bad_webhook"),
+    ({"url": "http://127.0.0.1:99999/x", "event_types": ["round.ended"]}, "bad_webhook"),
+    ({"url": "http://:@127.0.0.1:9/x", "event_types": ["round.ended"]}, "bad_webhook"),
+    ({"url": "http://127.0.0.1:9/\r\nX: y", "event_types": ["round.ended"]}, "bad_webhook"),
+    ({"url": "http://127.0.0.1:9/\u0000", "event_types": ["round.ended"]}, "bad_webhook"),
+    ({"url": "http://127.0.0.1:9/x", "event_types": ["round.ended"], "description": "a\u0000"},
+     "bad_webhook"),
 ])
 def test_a_bad_registration_is_refused_and_changes_nothing(
         client: FlaskClient, db: Engine, body: dict[str, Any], code: str) -> None:
@@ -236,6 +243,17 @@ def test_a_bad_registration_is_refused_and_changes_nothing(
     assert refused.mimetype == "application/problem+json"
     assert refused.get_json()["code"] == code
     assert client.get("/v1/webhooks", headers=key).get_json()["webhooks"] == []
+
+
+@pytest.mark.parametrize("change", [{"url": "http://[::1"}, {"url": "http://127.0.0.1:9/ x"},
+                                    {"description": "\u0000"}])
+def test_a_bad_change_is_refused_and_changes_nothing(
+        client: FlaskClient, db: Engine, receiver: Receiver, change: dict[str, str]) -> None:
+    key = _key(db)
+    endpoint = _register(client, key, receiver.url)["webhook"]
+    refused = client.patch(f"/v1/webhooks/{endpoint['id']}", json=change, headers=key)
+    assert refused.status_code == 400 and refused.get_json()["code"] == "bad_webhook"
+    assert client.get(f"/v1/webhooks/{endpoint['id']}", headers=key).get_json() == endpoint
 
 
 def test_endpoints_are_a_key_s_own_bounded_and_need_the_scope(

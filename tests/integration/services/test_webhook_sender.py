@@ -1,5 +1,5 @@
-"""The HTTP sender against hostile receivers on a loopback socket: one that drips its
-answer's body byte by byte is cut off once the attempt's time is out."""
+"""The HTTP sender on a loopback socket: one that drips its answer's body byte by byte
+is cut off once the attempt's time is out; a request names its URL's host and port."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 
+from receiver import Receiver
 from workers.webhooks.http import HttpSender
 
 BODY = 1000  # bytes the receiver would drip, one every DRIP_S
@@ -41,3 +42,23 @@ def test_a_receiver_dripping_its_answer_is_cut_off_at_the_attempt_s_time() -> No
     assert answer.status_code == 200  # (the status came before the drip)
     assert not server.is_alive()  # the receiver found the connection closed
     assert sent[0] < BODY // 4  # half a second of dripping, not the whole body
+
+
+def test_an_attempt_names_the_url_s_host_and_port_to_the_receiver_as_registered() -> None:
+    """The request goes to the address checked, and its ``Host`` is the URL's host and
+    port, nothing more of the URL (``localhost`` stays a name; a user name, which
+    registration refuses, would not reach it either)."""
+    receiver = Receiver()
+    try:
+        port = receiver.url.split(":")[2].split("/")[0]
+        sender = HttpSender(2.0, "loopback")
+        for host in ("127.0.0.1", "localhost", ":@127.0.0.1"):
+            answer = sender.send(f"http://{host}:{port}/hook?x=1", "msg_1", "{}",
+                                 "whsec_" + "A" * 44)
+            assert answer.status_code == 200, answer
+        sender.close()
+        assert [r.headers["Host"] for r in receiver.received] == [
+            f"127.0.0.1:{port}", f"localhost:{port}", f"127.0.0.1:{port}"]
+        assert [r.path for r in receiver.received] == ["/hook?x=1"] * 3
+    finally:
+        receiver.close()

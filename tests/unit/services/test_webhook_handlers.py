@@ -241,13 +241,18 @@ def test_registration_is_bounded_and_refuses_bad_urls_and_types() -> None:
         register(RegisterWebhook("https://refused.example/", ("round.ended",)), db.uow(),
                  CALLER, sender, Plain(), POLICY)
     for url in ("ftp://x.example/", "https://u:p@x.example/", "https:///nohost",
-                "https://x.example/" + "a" * 2048):
+                "https://x.example/" + "a" * 2048, "http://:@x.example/", "http://[::1",
+                "http://x.example:99999/", "http://x.example:abc/", "http://x.example/\x00",
+                "http://x.example/\r\nX: y", "http://x.example/a b", "http://x.example/\t"):
         with pytest.raises(BadWebhook):
             register(RegisterWebhook(url, ("round.ended",)), db.uow(), CALLER, sender, Plain(),
                      POLICY)
     with pytest.raises(BadWebhook):
         register(RegisterWebhook("https://x.example/", ("game.moved",)), db.uow(), CALLER,
                  sender, Plain(), POLICY)
+    with pytest.raises(BadWebhook):
+        register(RegisterWebhook("https://x.example/", ("round.ended",), "a\x00b"), db.uow(),
+                 CALLER, sender, Plain(), POLICY)
     register(RegisterWebhook("https://x.example/", ("round.ended",)), db.uow(), CALLER, sender,
              Plain(), POLICY)
     with pytest.raises(TooManyWebhooks):  # the policy's two a key
@@ -284,6 +289,16 @@ def test_settled_messages_are_pruned_after_the_policy_keeps_them_and_waiting_one
     ("::ffff:127.0.0.1", "loopback", False),
     ("0.0.0.0", "on", True),
     ("224.0.0.1", "on", True),
+    # IPv4 inside IPv6's other forms: compatible, NAT64 (both prefixes), 6to4, Teredo
+    ("::127.0.0.1", "off", True),
+    ("::127.0.0.1", "loopback", False),
+    ("64:ff9b::7f00:1", "off", True),
+    ("64:ff9b:1::a00:1", "loopback", True),
+    ("64:ff9b::5db8:d822", "off", False),  # 93.184.216.34 through a NAT64 gateway
+    ("2002:7f00:1::", "off", True),
+    ("2002:a9fe:a9fe::1", "loopback", True),  # the metadata service, through 6to4
+    ("2002:5db8:d822::1", "off", False),
+    ("2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback", True),  # Teredo: never loopback
 ])
 def test_the_address_policy_refuses_what_is_not_public(address: str, private: str,
                                                        is_refused: bool) -> None:
