@@ -74,6 +74,15 @@ async function joinGame(code) {
   }
 }
 
+/** The invite code of a shared link (/#join=CODE), or null. It is dropped from the address
+ * at once: a reload must not take another seat. The code rides in the fragment, which
+ * browsers never send; an old link's ?join= query (which the server did log) is ignored. */
+function sharedCode() {
+  const code = new URLSearchParams(location.hash.slice(1)).get("join");
+  if (code !== null) history.replaceState(null, "", location.pathname + location.search);
+  return code;
+}
+
 async function saveAndEnter(saved) {
   localStorage.setItem(SAVED_GAME, JSON.stringify(saved));
   clearError();
@@ -260,12 +269,14 @@ async function boot() {
   } catch (error) {
     showError(error);
   }
-  // A shared link (/?join=CODE) takes a seat at that table; a reload must not take another.
-  const code = new URLSearchParams(location.search).get("join");
-  if (code !== null) {
-    history.replaceState(null, "", location.pathname);
-    if (await joinGame(code)) return;
-  }
+  // A shared link (/#join=CODE) takes a seat at that table, also when it is opened in a
+  // tab already on the page (only the fragment changes: no reload).
+  window.addEventListener("hashchange", () => {
+    const code = sharedCode();
+    if (code !== null) joinGame(code);
+  });
+  const code = sharedCode();
+  if (code !== null && await joinGame(code)) return;
   const saved = JSON.parse(localStorage.getItem(SAVED_GAME));
   if (saved) {
     try {

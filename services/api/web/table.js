@@ -69,7 +69,10 @@ function renderTableState(game, ui) {
   $("waiting-text").textContent = t("waiting_for",
     { count: game.seats.filter((seat) => seat.kind === "open").length });
   $("share").hidden = !(waiting && ui.invite);
-  $("share-link").value = ui.invite ? `${location.origin}/?join=${ui.invite}` : "";
+  // The code rides in the fragment, which browsers never send: a query string would reach
+  // the server (its access logs, the request's trace) with the request for the page.
+  $("share-link").value = ui.invite
+    ? `${location.origin}/#join=${encodeURIComponent(ui.invite)}` : "";
   $("host").hidden = !(waiting && ui.host);
   $("leave").hidden = !(game.status === "active" || (waiting && !ui.host));
   $("rematch").hidden = game.status !== "over";

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -36,9 +36,22 @@ def container(tmp_path: Path) -> Iterator[Container]:
 
 
 @pytest.fixture
-def live_server(container: Container) -> Iterator[str]:
+def request_targets() -> list[str]:
+    """Every request line's target (path and query, as an access log records it) that
+    ``live_server`` received, in order."""
+    return []
+
+
+@pytest.fixture
+def live_server(container: Container, request_targets: list[str]) -> Iterator[str]:
     """The service's base URL, e.g. http://127.0.0.1:41234."""
-    server = make_server("127.0.0.1", 0, create_app(container), threaded=True)
+    app = create_app(container)
+
+    def recorded(environ: dict[str, Any], start_response: Any) -> Any:
+        request_targets.append(environ["RAW_URI"])
+        return app(environ, start_response)
+
+    server = make_server("127.0.0.1", 0, recorded, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"

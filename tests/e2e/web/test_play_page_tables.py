@@ -41,16 +41,27 @@ def open_a_table(page: Page, others: tuple[str, ...], name: str = "Ann") -> str:
     expect(page.get_by_test_id("turn")).to_have_text(WAITING)
     expect(page.get_by_test_id("pass")).to_be_hidden()  # nobody plays a waiting game
     link = page.get_by_test_id("share-link")
-    expect(link).to_have_value(re.compile(r"/\?join=[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$"))
+    # In the fragment, which browsers never send: the server never sees the code.
+    expect(link).to_have_value(re.compile(r"/#join=[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$"))
     return str(link.input_value())
 
 
-def join_from_the_link(page: Page, link: str, name: str = "Bob") -> None:
+def join_from_the_link(page: Page, link: str, name: str = "Bob",
+                       same_tab: bool = False) -> None:
+    """Opens the link in a browser that has the page's saved name: loading the page afresh,
+    or (same_tab) in a tab already on the page, where only the fragment changes."""
     page.goto("/")
     page.evaluate("name => localStorage.setItem('president.name', name)", name)
+    if same_tab:  # the form is up, with the name read when the page loaded: type it
+        page.get_by_test_id("your-name").fill(name)
+        page.evaluate("window.notReloaded = true")
+    else:
+        page.goto("about:blank")
     page.goto(link)
     expect(page.get_by_test_id("table")).to_be_visible()
     expect(page).not_to_have_url(re.compile("join="))  # a reload will not join again
+    if same_tab:  # joined on the hashchange, without loading the page again
+        assert page.evaluate("window.notReloaded === true")
 
 
 def under_way(page: Page) -> None:
@@ -60,18 +71,30 @@ def under_way(page: Page) -> None:
     expect(page.get_by_test_id("leave")).to_be_visible()
 
 
-def two_people_at_a_table(page: Page, second_page: Page) -> str:
+def two_people_at_a_table(page: Page, second_page: Page, same_tab: bool = False) -> str:
+    """Answers the share link the second page joined from."""
     link = open_a_table(page, ("open", "easy", "easy"))
     expect(page.get_by_test_id("seat-1")).to_contain_text("Open seat")
     expect(page.get_by_test_id("leave")).to_be_hidden()  # the host cancels instead
-    join_from_the_link(second_page, link)
+    join_from_the_link(second_page, link, same_tab=same_tab)
     game_id = page.get_by_test_id("game-id").inner_text()
     expect(second_page.get_by_test_id("game-id")).to_have_text(game_id)
-    return game_id
+    return link
 
 
-def test_a_second_person_joins_from_the_shared_link(page: Page, second_page: Page) -> None:
-    two_people_at_a_table(page, second_page)
+def test_the_link_joins_in_a_tab_already_on_the_page(page: Page, second_page: Page) -> None:
+    two_people_at_a_table(page, second_page, same_tab=True)
+    under_way(second_page)
+    expect(page.get_by_test_id("seat-1")).to_contain_text("Bob")
+
+
+def test_a_second_person_joins_from_the_shared_link(page: Page, second_page: Page,
+                                                   request_targets: list[str]) -> None:
+    link = two_people_at_a_table(page, second_page)
+    code = link.partition("#join=")[2]
+    assert code and "/" in request_targets  # the page was loaded afresh...
+    # ...and no request line (what access logs and traces record) carried the code.
+    assert not [target for target in request_targets if code in target]
     # The first page learns of the join from the event stream: no reload.
     for each in (page, second_page):
         under_way(each)
@@ -165,13 +188,30 @@ def test_a_bad_or_rotated_link_is_refused_in_words(page: Page) -> None:
         "Authorization": f"Bearer {created['tokens']['0']}"})
     assert rotated.status == 201 and rotated.json()["invite"] != old
 
+    # The first opens the page afresh, the second only changes the fragment.
     for code in (old, "NOPE-NOPE-NOPE"):
-        page.goto(f"/?join={code}")
+        page.goto(f"/#join={code}")
         error = page.get_by_test_id("error")
         expect(error).to_be_visible()
         expect(error).to_contain_text("no game has this invite code")
         expect(page.get_by_test_id("setup")).to_be_visible()
         expect(page).not_to_have_url(re.compile("join="))
+        page.locator("#error-close").click()
+        expect(error).to_be_hidden()
+
+
+def test_an_old_link_with_the_code_in_its_query_takes_no_seat(page: Page) -> None:
+    """A code in the query string reaches the server's logs: the page does not read it."""
+    created = page.request.post("/v1/games", data={
+        "preset": "classic", "seats": [{"kind": "human"}, {"kind": "open"},
+                                       {"kind": "ai", "engine": "easy"}]}).json()
+    page.goto(f"/?join={created['invite']}")
+    expect(page.get_by_test_id("setup")).to_be_visible()
+    expect(page.get_by_test_id("table")).to_be_hidden()
+    expect(page.get_by_test_id("error")).to_be_hidden()
+    game = page.request.get(f"/v1/games/{created['game']['game_id']}", headers={
+        "Authorization": f"Bearer {created['tokens']['0']}"}).json()
+    assert game["seats"][1]["kind"] == "open"
 
 
 def test_every_label_is_in_english_and_in_french() -> None:
