@@ -320,7 +320,9 @@ class WebhookRepository(Protocol):
 
     def all(self, owner: str) -> list[WebhookEndpoint]: ...
 
-    def count(self, owner: str) -> int: ...
+    def count(self, owner: str) -> int:
+        """``owner``'s endpoints, the owner held until the unit of work ends: two
+        registrations at once take turns (a bound that holds)."""
 
     def update(self, endpoint: WebhookEndpoint, sealed_secret: str | None = None) -> None:
         """Store ``endpoint``'s fields (and a new secret, if given); enabling it again

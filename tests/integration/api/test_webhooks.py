@@ -6,6 +6,7 @@ webhook-id, 410 disabling an endpoint, and a receiver that never answers."""
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, Iterator
 
@@ -254,6 +255,27 @@ def test_a_bad_change_is_refused_and_changes_nothing(
     refused = client.patch(f"/v1/webhooks/{endpoint['id']}", json=change, headers=key)
     assert refused.status_code == 400 and refused.get_json()["code"] == "bad_webhook"
     assert client.get(f"/v1/webhooks/{endpoint['id']}", headers=key).get_json() == endpoint
+
+
+def test_registrations_at_once_stay_within_the_key_s_bound(
+        client: FlaskClient, db: Engine, receiver: Receiver) -> None:
+    """Eight registrations at the same moment, a bound of three (tests/apps.py): three
+    made, the others refused (on SQLite, a writer that lost the race may be told to try
+    again instead), never more than three held."""
+    key, app = _key(db), client.application
+    start = threading.Barrier(8)
+
+    def register() -> int:
+        with app.test_client() as mine:
+            start.wait()
+            return mine.post("/v1/webhooks", json={"url": receiver.url,
+                                                   "event_types": ["round.ended"]},
+                             headers=key).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: register(), range(8)))
+    assert answers.count(201) == 3 and set(answers) <= {201, 409, 503}, answers
+    assert len(client.get("/v1/webhooks", headers=key).get_json()["webhooks"]) == 3
 
 
 def test_endpoints_are_a_key_s_own_bounded_and_need_the_scope(
