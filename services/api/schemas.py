@@ -438,8 +438,8 @@ class WebhooksOut(BaseModel):
 
 class DeliveriesQuery(Strict):
     limit: int = Field(50, ge=1, le=200)
-    cursor: str | None = Field(None, max_length=20, pattern=r"^[0-9]{1,18}$",
-                               description="next_cursor of the page before")
+    cursor: str | None = Field(None, max_length=200, description="next_cursor of the page "
+                               "before")
 
 
 class DeliveryOut(BaseModel):

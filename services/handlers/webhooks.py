@@ -26,7 +26,7 @@ from services.domain import (
     PlayedFor, ServiceEvent, TableEvent, WebhookEndpoint,
 )
 from services.errors import (
-    BadWebhook, KeyRequired, MissingScope, TooManyWebhooks, WebhookNotFound,
+    BadCursor, BadWebhook, KeyRequired, MissingScope, TooManyWebhooks, WebhookNotFound,
 )
 from services.jsoncodec import dumps
 from services.ports import Secrets, UnitOfWork, WebhookSender
@@ -201,12 +201,25 @@ def delete_webhook(endpoint_id: str, uow: UnitOfWork, caller: Caller) -> None:
         uow.commit()
 
 
-def list_attempts(endpoint_id: str, limit: int, before: int | None, uow: UnitOfWork,
+def list_attempts(endpoint_id: str, limit: int, cursor: str | None, uow: UnitOfWork,
                   caller: Caller) -> list[AttemptRecord]:
+    """Up to ``limit`` attempts, newest first, older than the one ``cursor`` names (the
+    ``attempt_cursor`` of the last one of the page before)."""
     owner = _owner(caller)
+    before = None if cursor is None else _attempt_before(cursor)
     with uow:
         _found(uow, owner, endpoint_id)
         return uow.webhooks.attempts(endpoint_id, limit, before)
+
+
+def attempt_cursor(attempt: AttemptRecord) -> str:
+    return str(attempt.id)
+
+
+def _attempt_before(cursor: str) -> int:
+    if not (cursor.isascii() and cursor.isdigit() and len(cursor) <= 18):
+        raise BadCursor("this cursor was not issued by this service")
+    return int(cursor)
 
 
 # -- delivery -------------------------------------------------------------------------

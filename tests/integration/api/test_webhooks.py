@@ -278,6 +278,25 @@ def test_registrations_at_once_stay_within_the_key_s_bound(
     assert len(client.get("/v1/webhooks", headers=key).get_json()["webhooks"]) == 3
 
 
+@pytest.mark.parametrize("path, status, code", [
+    ("/v1/webhooks/zzz", 404, "webhook_not_found"),  # (shorter than an id: none such)
+    ("/v1/webhooks/zzz/deliveries", 404, "webhook_not_found"),
+    ("/v1/webhooks/" + "z" * 33, 404, "not_found"),  # (longer than the route takes)
+    ("/v1/webhooks/{id}/deliveries?cursor=abc", 400, "bad_cursor"),
+    ("/v1/webhooks/{id}/deliveries?cursor=-1", 400, "bad_cursor"),
+    ("/v1/webhooks/{id}/deliveries?cursor=" + "9" * 19, 400, "bad_cursor"),
+    ("/v1/webhooks/{id}/deliveries?limit=0", 400, "invalid_query"),
+])
+def test_an_id_or_a_cursor_the_service_did_not_issue_is_refused_by_its_code(
+        client: FlaskClient, db: Engine, receiver: Receiver, path: str, status: int,
+        code: str) -> None:
+    key = _key(db)
+    endpoint_id = _register(client, key, receiver.url)["webhook"]["id"]
+    answer = client.get(path.replace("{id}", endpoint_id), headers=key)
+    assert (answer.status_code, answer.get_json()["code"]) == (status, code)
+    assert answer.mimetype == "application/problem+json"
+
+
 def test_endpoints_are_a_key_s_own_bounded_and_need_the_scope(
         client: FlaskClient, db: Engine, receiver: Receiver) -> None:
     mine, theirs = _key(db), _key(db)
