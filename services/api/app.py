@@ -34,6 +34,7 @@ from services.errors import ServiceError
 from config.settings import defaulted
 
 MAX_BODY_BYTES = 16 * 1024
+JSON = "application/json"  # the one type a request body may have (_json_bodies)
 
 class OrjsonProvider(DefaultJSONProvider):
     """Flask's JSON with orjson (``services.jsoncodec``) for requests and compact
@@ -99,6 +100,8 @@ def create_app(container: Container, rendered_bytes: int | None = None) -> APIFl
     _errors(app)
     _probes(app)
     metrics.install(app)
+    _json_bodies(app)  # last: its 415s are counted (limits) and timed (metrics)
+    _printable_paths(app)
     return app
 
 
@@ -109,6 +112,38 @@ def _cors(app: APIFlask, origins: str) -> None:
         CORS(app, origins="*" if allowed == ["*"] else allowed,
              allow_headers=["Authorization", KEY_HEADER, "Content-Type", "Idempotency-Key",
                             "Last-Event-ID"], max_age=600)
+
+
+def _json_bodies(app: APIFlask) -> None:
+    """A request's body is JSON or nothing: ``Content-Type: application/json``, with or
+    without parameters (``charset``: JSON is UTF-8 anyway). Anything else,
+    ``application/*+json`` included (a merge patch, say, means what these routes do not
+    do), or no type at all, is a 415 before the view runs: nothing is parsed, nothing
+    changes. A POST that takes no body (``rotate-secret``, ``leave``) sends none."""
+
+    @app.before_request
+    def json_only() -> Response | None:
+        if request.mimetype == JSON or request.method == "OPTIONS":
+            return None
+        if not (request.content_length or request.headers.get("Transfer-Encoding")):
+            return None  # no body (a chunked one has no length: it names its encoding)
+        sent = f"not {request.mimetype}" if request.mimetype else "said so in Content-Type"
+        response = problem(415, "unsupported_media_type", "Unsupported Media Type",
+                           f"a request body must be {JSON}, {sent}")
+        response.headers["Accept-Patch" if request.method == "PATCH" else "Accept-Post"] = JSON
+        return response
+
+
+def _printable_paths(app: APIFlask) -> None:
+    """A path with a control character names nothing (no id holds one; PostgreSQL would
+    refuse a NUL in a query's text): 404, as a path no route takes."""
+
+    @app.before_request
+    def printable() -> Response | None:
+        if request.path.isprintable():
+            return None
+        return problem(404, "not_found", "Not Found", "no such path: it has a control "
+                       "character")
 
 
 def _errors(app: APIFlask) -> None:

@@ -75,6 +75,10 @@ def install(app: APIFlask, keys_required: bool) -> None:
                 operation["responses"]["429"] = TOO_MANY
                 if "requestBody" in operation:  # any body past the cap (app.MAX_BODY_BYTES)
                     operation["responses"].setdefault("413", problems(413)[413])
+        for item in spec["paths"].values():  # a body not application/json (app._json_bodies)
+            for operation in item.values():
+                if "application/json" in operation.get("requestBody", {}).get("content", {}):
+                    operation["responses"].setdefault("415", problems(415)[415])
         for (path, method), headers in HEADERS.items():
             operation = spec["paths"][path][method]
             operation["parameters"] = [*operation.get("parameters", []), *headers]
