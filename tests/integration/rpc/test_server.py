@@ -250,6 +250,17 @@ def test_bad_requests_are_invalid_arguments_and_the_server_keeps_serving(
     assert reply.action in set(BASE.view.legal_actions)
 
 
+def test_legal_actions_that_do_not_fit_are_counted_not_named(
+        stub: ai_pb2_grpc.AiServiceStub) -> None:
+    """The details reach the caller's logs and spans: they name none of the seat's cards."""
+    removed = BASE.view.legal_actions[-1]
+    with pytest.raises(grpc.RpcError) as raised:
+        stub.Decide(spoiled(lambda r: r.view.legal_actions.pop()), timeout=10)
+    assert "1 legal missing" in raised.value.details()
+    assert removed not in raised.value.details()
+    assert not set(BASE.view.hand) & set(raised.value.details().replace(",", " ").split())
+
+
 def test_a_non_finite_time_budget_does_not_wedge_the_worker() -> None:
     """A peer can send any double. A NaN budget must be refused or capped by the deadline;
     it must not leave the worker's threads searching forever (each worker has 4)."""
