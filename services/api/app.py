@@ -102,6 +102,7 @@ def create_app(container: Container, rendered_bytes: int | None = None) -> APIFl
     metrics.install(app)
     _json_bodies(app)  # last: its 415s are counted (limits) and timed (metrics)
     _printable_paths(app)
+    _kept_by_nobody(app)
     return app
 
 
@@ -144,6 +145,17 @@ def _printable_paths(app: APIFlask) -> None:
             return None
         return problem(404, "not_found", "Not Found", "no such path: it has a control "
                        "character")
+
+
+def _kept_by_nobody(app: APIFlask) -> None:
+    """An answer that does not say how it may be kept (a view does: ``private,
+    no-cache`` with its ETag) is kept by no cache: a seat's token or a webhook's secret,
+    shown once, must not be shown again by a proxy."""
+
+    @app.after_request
+    def not_stored(response: Response) -> Response:
+        response.headers.setdefault("Cache-Control", "no-store")
+        return response
 
 
 def _errors(app: APIFlask) -> None:
