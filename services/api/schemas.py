@@ -409,9 +409,11 @@ class WebhookIn(Body):
 
 
 class WebhookPatchIn(Body):
+    """A field absent or null is left as it is."""
+
     url: str | None = Field(None, max_length=2048)
     event_types: list[WebhookType] | None = Field(None, min_length=1, max_length=10)
-    description: str | None = Field(None, max_length=200)
+    description: str | None = Field(None, max_length=200, description="\"\" clears it")
     enabled: bool | None = Field(None, description="true enables a disabled endpoint again")
 
 

@@ -257,6 +257,19 @@ def test_a_bad_change_is_refused_and_changes_nothing(
     assert client.get(f"/v1/webhooks/{endpoint['id']}", headers=key).get_json() == endpoint
 
 
+def test_a_field_left_out_or_null_stays_and_an_empty_description_clears(
+        client: FlaskClient, db: Engine, receiver: Receiver) -> None:
+    key = _key(db)
+    made = client.post("/v1/webhooks", headers=key, json={
+        "url": receiver.url, "event_types": ["round.ended"], "description": "mine"})
+    url = f"/v1/webhooks/{made.get_json()['webhook']['id']}"
+    kept = client.patch(url, headers=key, json={"description": None, "enabled": True})
+    assert kept.get_json()["description"] == "mine"
+    assert kept.get_json()["event_types"] == ["round.ended"]
+    assert client.patch(url, headers=key, json={"description": ""}).get_json()[
+        "description"] == ""
+
+
 def test_registrations_at_once_stay_within_the_key_s_bound(
         client: FlaskClient, db: Engine, receiver: Receiver) -> None:
     """Eight registrations at the same moment, a bound of three (tests/apps.py): three
