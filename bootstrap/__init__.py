@@ -163,9 +163,10 @@ def container_from_env() -> Container:
 
 def webhooks() -> Webhooks:
     """The webhooks' sender, secret vault and policy, from the settings."""
-    timeout_s = float(defaulted("PRESIDENT_WEBHOOK_TIMEOUT_S"))
+    sender = HttpSender(float(defaulted("PRESIDENT_WEBHOOK_TIMEOUT_S")),
+                        defaulted("PRESIDENT_WEBHOOK_PRIVATE_URLS"))
     return Webhooks(
-        HttpSender(timeout_s, defaulted("PRESIDENT_WEBHOOK_PRIVATE_URLS")),
+        sender,
         FernetVault.from_setting(setting("PRESIDENT_SECRET_KEY"),
                                  defaulted("PRESIDENT_VAR_DIR")),
         WebhookPolicy(
@@ -175,8 +176,7 @@ def webhooks() -> Webhooks:
             keep_s=float(defaulted("PRESIDENT_WEBHOOK_KEEP_S")),
             # longer than any backlog a healthy deployment has: a task lost with the broker
             queue_wait_s=60.0,
-            # an attempt's connect, send and answer each have the timeout
-            lease_s=3 * timeout_s + 5))
+            lease_s=sender.attempt_s + 5))
 
 
 def rating_policy() -> RatingPolicy:

@@ -4,17 +4,20 @@ specification says (the ``standardwebhooks`` package).
 No server-side request forgery: the endpoint's host is resolved, every address it
 resolves to must be public (unless ``private`` allows loopback or every address), and
 the request goes to the address that was checked (a name that resolves elsewhere a
-moment later changes nothing; HTTPS still checks the certificate against the name).
-Redirects are not followed; an attempt has ``timeout_s`` for each step, and its answer's
-body ``timeout_s`` in all (a receiver that drips it byte by byte is cut off); at most
+moment later changes nothing; HTTPS still checks the certificate against the name, on a
+connection of the attempt's own: none is kept for the next, which could be another name
+at the same address). Redirects are not followed; an attempt has ``timeout_s`` for each
+step and ``STEPS`` times that in all, however slowly a receiver drips its answer; at most
 ``ANSWER_BYTES`` of the answer are read."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 import time
 from datetime import datetime, timezone
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -24,6 +27,7 @@ from services.domain import Answer
 from services.errors import UrlRefused
 
 ANSWER_BYTES = 64 * 1024
+STEPS = 3  # an attempt's: connect, send and get the status, read the answer
 PRIVATE = ("off", "loopback", "on")
 USER_AGENT = "president-webhooks/1"
 
@@ -72,7 +76,13 @@ class HttpSender:
         self._private = private
         self._timeout_s = timeout_s
         self._client = httpx.Client(timeout=timeout_s, follow_redirects=False,
-                                    headers={"User-Agent": USER_AGENT})
+                                    headers={"User-Agent": USER_AGENT},
+                                    limits=httpx.Limits(max_keepalive_connections=0))
+
+    @property
+    def attempt_s(self) -> float:
+        """The longest an attempt takes (a message's lease must be longer)."""
+        return STEPS * self._timeout_s
 
     def check(self, url: str) -> None:
         self._address(url)
@@ -97,41 +107,88 @@ class HttpSender:
 
     def send(self, url: str, webhook_id: str, body: str, secret: str) -> Answer:
         started = time.monotonic()
+        watchdog = _Watchdog(self.attempt_s)
         try:
             address = self._address(url)
             parts = urlsplit(url)
             host = f"[{address}]" if address.version == 6 else str(address)
             pinned = urlunsplit(parts._replace(netloc=f"{host}:{parts.port or ''}".rstrip(":")))
             now = datetime.now(timezone.utc)
-            named = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+            name = (parts.hostname or "").encode("idna").decode()  # (a header is ASCII)
+            named = f"[{name}]" if ":" in name else name
             headers = {
-                "Host": f"{named}:{parts.port}" if parts.port else str(named),
+                "Host": f"{named}:{parts.port}" if parts.port else named,
                 "Content-Type": "application/json",
                 "webhook-id": webhook_id, "webhook-timestamp": str(int(now.timestamp())),
                 "webhook-signature": Webhook(secret).sign(webhook_id, now, body)}
-            extensions = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
+            extensions: dict[str, Any] = {"trace": watchdog.trace}
+            if parts.scheme == "https":
+                extensions["sni_hostname"] = parts.hostname
             with self._client.stream("POST", pinned, content=body.encode(), headers=headers,
                                      extensions=extensions) as answer:
-                _read_some(answer, time.monotonic() + self._timeout_s)
+                _read_some(answer)
                 return Answer(answer.status_code, _ms_since(started))
         except UrlRefused as error:
             return Answer(None, _ms_since(started), error.message)
-        except httpx.HTTPError as error:
-            return Answer(None, _ms_since(started), f"{type(error).__name__}: {error}"[:300])
+        except (httpx.HTTPError, UnicodeError) as error:
+            late = " (the attempt's time ran out)" if watchdog.fired else ""
+            return Answer(None, _ms_since(started),
+                          f"{type(error).__name__}: {error}{late}"[:300])
+        finally:
+            watchdog.cancel()
 
     def close(self) -> None:
         self._client.close()
 
 
-def _read_some(answer: httpx.Response, deadline: float) -> None:
-    """At most ``ANSWER_BYTES`` of the answer, until ``deadline``: nothing of it is kept
-    but its status (read so that the connection may serve again; one cut short is
-    closed with the stream)."""
+class _Watchdog:
+    """Shuts an attempt's connection down once its time is out: httpx times each step
+    (each read, too, so a receiver that drips its answer a byte at a time would hold the
+    attempt, and its worker, without end), not the attempt. The connection is the one
+    httpx reports having opened (its ``trace`` extension)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event == "connection.connect_tcp.complete":
+            with self._lock:
+                self._sockets.append(info["return_value"].get_extra_info("socket"))
+                if self.fired:
+                    self._shut()
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            self._shut()
+
+    def _shut(self) -> None:
+        for sock in self._sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # (its reads return at once)
+            except OSError:
+                pass  # closed already
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _read_some(answer: httpx.Response) -> None:
+    """At most ``ANSWER_BYTES`` of the answer: nothing of it is kept but its status,
+    which came before it, so a body cut short (the attempt's time out) is no failure."""
     read = 0
-    for chunk in answer.iter_raw():
-        read += len(chunk)
-        if read >= ANSWER_BYTES or time.monotonic() >= deadline:
-            return
+    try:
+        for chunk in answer.iter_raw():
+            read += len(chunk)
+            if read >= ANSWER_BYTES:
+                return
+    except httpx.HTTPError:
+        return
 
 
 def _ms_since(started: float) -> int:
