@@ -344,9 +344,14 @@ class WebhookRepository(Protocol):
         ``lease_s`` (a worker that dies with it leaves it so). None: another copy has
         it, or it is settled. A message whose endpoint is disabled fails here."""
 
+    def failing_since(self, endpoint_id: str) -> datetime | None:
+        """Since when the endpoint's attempts have all failed (None: the last one was
+        delivered, or it is gone), held until the unit of work ends: two attempts that
+        end at once judge its health in turn."""
+
     def finish(self, delivery: Delivery, answer: Answer, outcome: Outcome) -> None:
         """Record the attempt, settle or reschedule the message, and note the endpoint's
-        health (disabled: its waiting messages fail too)."""
+        health as ``outcome`` says (disabled: its waiting messages fail too)."""
 
     def attempts(self, endpoint_id: str, limit: int, before: int | None
                  ) -> list[AttemptRecord]:

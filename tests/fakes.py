@@ -407,6 +407,10 @@ class FakeWebhooks:
         return Delivery(m.id, m.webhook_id, m.type, m.data, m.created_at, m.attempts,
                         endpoint, sealed, now)
 
+    def failing_since(self, endpoint_id: str) -> datetime | None:
+        found = self._db.endpoints.get(endpoint_id)
+        return None if found is None else found[0].failing_since
+
     def finish(self, delivery: Delivery, answer: Answer, outcome: Outcome) -> None:
         m, now = self._db.messages[delivery.message_id], self._db.now()
         self._db.attempts.append(AttemptRecord(
@@ -417,9 +421,7 @@ class FakeWebhooks:
             if outcome.retry_in_s is not None:
                 m.due_at = now + timedelta(seconds=outcome.retry_in_s)
         endpoint, sealed = self._db.endpoints[m.endpoint_id]
-        since = None if outcome.failing_since is None else (endpoint.failing_since
-                                                             or outcome.failing_since)
-        endpoint = replace(endpoint, failing_since=since)
+        endpoint = replace(endpoint, failing_since=outcome.failing_since)
         if outcome.disabled_reason is not None:
             endpoint = replace(endpoint, enabled=False, disabled_reason=outcome.disabled_reason)
             for other in self._db.messages.values():

@@ -11,6 +11,7 @@ docs/webhooks.md.
 from __future__ import annotations
 
 import base64
+import logging
 import secrets
 import uuid
 from dataclasses import replace
@@ -30,6 +31,8 @@ from services.errors import (
 )
 from services.jsoncodec import dumps
 from services.ports import Secrets, UnitOfWork, WebhookSender
+
+log = logging.getLogger(__name__)
 
 SECRET_PREFIX = "whsec_"  # the specification's: a receiver's library takes it as it is
 URL_LENGTH = 2048
@@ -58,9 +61,9 @@ def hooks_of(game: Game, events: Sequence[Event | ServiceEvent], after: int,
             hooks.append(Hook("round.ended" if isinstance(event, RoundEnded) else "series.ended",
                               {**about, **_fields(event_to_dict(redact(event, None)))}))
     seat = game.seat_to_act
-    if turn and seat is not None and seat.kind == "human":
+    if turn and seat is not None and seat.kind == "human":  # (as of the move's last event)
         hooks.append(Hook("seat.turn", {"game_id": game.id, "version": game.version,
-                                        "seat": seat.seat,
+                                        "seq": after + len(events), "seat": seat.seat,
                                         "time_limit_ms": game.turn_timeout_ms}))
     return hooks
 
@@ -233,13 +236,27 @@ def deliver(message_id: int, hand: int, uow: UnitOfWork, sender: WebhookSender,
         uow.commit()
     if delivery is None:
         return "not ours"
-    answer = sender.send(delivery.endpoint.url, delivery.webhook_id, body(delivery),
-                         vault.open(delivery.sealed_secret))
-    outcome = judge(delivery, answer, policy)
-    with uow:
+    answer = _attempted(delivery, sender, vault)
+    with uow:  # judged on the endpoint's health now (another attempt may have ended since)
+        failing = uow.webhooks.failing_since(delivery.endpoint.id)
+        outcome = judge(replace(delivery, endpoint=replace(delivery.endpoint,
+                                                           failing_since=failing)),
+                        answer, policy)
         uow.webhooks.finish(delivery, answer, outcome)
         uow.commit()
     return outcome.state
+
+
+def _attempted(delivery: Delivery, sender: WebhookSender, vault: Secrets) -> Answer:
+    """The attempt's answer. What fails on this side (a secret no key opens any more, a
+    host the sender cannot write) is a failed attempt too: the message keeps its
+    schedule and ends, instead of coming back after every lease."""
+    try:
+        return sender.send(delivery.endpoint.url, delivery.webhook_id, body(delivery),
+                           vault.open(delivery.sealed_secret))
+    except Exception as error:  # noqa: BLE001 - see above
+        log.exception("webhook message %s not attempted", delivery.webhook_id)
+        return Answer(None, 0, f"not attempted: {type(error).__name__}")
 
 
 def judge(delivery: Delivery, answer: Answer, policy: WebhookPolicy) -> Outcome:

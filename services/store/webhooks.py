@@ -162,6 +162,12 @@ class SqlWebhooks:
             update(Message).where(Message.id == message_id, Message.state == "pending")
             .values(values).execution_options(synchronize_session=False))
 
+    def failing_since(self, endpoint_id: str) -> datetime | None:
+        since = self._session().scalar(
+            select(WebhookEndpointRow.failing_since)
+            .where(WebhookEndpointRow.id == endpoint_id).with_for_update())
+        return None if since is None else aware(since)
+
     def finish(self, delivery: Delivery, answer: Answer, outcome: Outcome) -> None:
         session = self._session()
         session.execute(insert(WebhookAttemptRow).values(
@@ -173,8 +179,7 @@ class SqlWebhooks:
         endpoint = session.get(WebhookEndpointRow, delivery.endpoint.id)
         if endpoint is None:
             return  # deleted meanwhile
-        endpoint.failing_since = (None if outcome.failing_since is None
-                                  else endpoint.failing_since or outcome.failing_since)
+        endpoint.failing_since = outcome.failing_since
         if outcome.disabled_reason is not None and endpoint.enabled:
             endpoint.enabled, endpoint.disabled_reason = False, outcome.disabled_reason
             session.execute(  # what waits for it will not be sent

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ipaddress
 import threading
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -351,3 +352,56 @@ def test_only_a_key_s_games_tell_webhooks_anything() -> None:
                            LEVELS, caller=caller)
         game = db.games[made.game.game_id].game
         assert bool(hooks_of(game, [], game.events)) == told  # (its first human turn)
+
+
+def test_an_attempt_that_ends_after_a_later_success_judges_the_endpoint_as_it_is_now(
+        ) -> None:
+    """A starts while the endpoint has failed for longer than the policy allows; B starts
+    and is delivered; then A fails. The endpoint has not failed since the success: it
+    stays enabled, failing since A's moment, not since before B."""
+    db, clock, _, _ = _setup()
+    _series(db)  # two messages: A and B
+    queue = Queue()
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
+    a, b = queue.handed
+    endpoint, sealed = next(iter(db.endpoints.values()))
+    db.endpoints[endpoint.id] = (replace(endpoint, failing_since=T0 - timedelta(days=1)),
+                                 sealed)
+
+    class BThenFail(Scripted):
+        def send(self, url: str, webhook_id: str, body: str, secret: str) -> Answer:
+            assert deliver(*b, db.uow(), Scripted(Answer(200, 1)), Plain(), POLICY) \
+                == "delivered"
+            return Answer(500, 1)
+
+    assert deliver(*a, db.uow(), BThenFail(), Plain(), POLICY) == "pending"
+    endpoint, _ = db.endpoints[endpoint.id]
+    assert endpoint.enabled and endpoint.disabled_reason is None
+    assert endpoint.failing_since == clock.now
+
+
+def test_an_attempt_this_side_cannot_make_is_a_failed_attempt_not_a_lost_one() -> None:
+    """A secret no key opens any more: the attempt is recorded as failed and the message
+    keeps its schedule (it used to come back after every lease, never ending)."""
+    db, _, sender, _ = _setup()
+    _series(db)
+
+    class Lost(Plain):
+        def open(self, sealed: str) -> str:
+            raise InvalidToken()
+
+    queue = Queue()
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
+    assert deliver(*queue.handed[0], db.uow(), sender, Lost(), POLICY) == "pending"
+    (attempt,) = db.attempts
+    assert attempt.status_code is None and "not attempted" in (attempt.error or "")
+    assert sender.sent == []
+
+
+def test_a_turn_says_the_event_number_it_comes_after() -> None:
+    db = FakeDatabase()
+    made = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=1), db.uow(),
+                       LEVELS, caller=CALLER)
+    game = db.games[made.game.game_id].game
+    (turn,) = hooks_of(game, [], game.events)
+    assert turn.type == "seat.turn" and turn.data["seq"] == game.events
