@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import datetime, timezone
 from typing import Callable
@@ -24,7 +25,7 @@ from services.handlers.matchmaking import match
 from services.handlers.ratings import rate_all
 from services.handlers.reviews import review_round
 from services.handlers.turns import play_instead, take_ai_turn
-from services.handlers.webhooks import deliver
+from services.handlers.webhooks import deliver, prune
 from services.ports import Adviser, Decide, Fallback, Secrets, UnitOfWork
 
 log = logging.getLogger(__name__)
@@ -104,13 +105,17 @@ class BackgroundWebhooks:
     runs out, and the next process's relay hands it over."""
 
     THREADS = 4
+    PRUNE_EVERY_S = 3600.0  # as Celery beat's ``prune-webhooks`` where there is a broker
 
-    def __init__(self, uow_factory: Callable[[], UnitOfWork], webhooks: Webhooks) -> None:
+    def __init__(self, uow_factory: Callable[[], UnitOfWork], webhooks: Webhooks,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self._uow_factory = uow_factory
         self._webhooks = webhooks
+        self._monotonic = monotonic
         self._pool = ThreadPoolExecutor(self.THREADS, thread_name_prefix="president-webhooks")
         self._pending: set[Future[str]] = set()
         self._lock = threading.Lock()
+        self._pruned_at: float | None = None
 
     def deliver(self, message_id: int, hand: int) -> None:
         future = self._pool.submit(self._attempt, message_id, hand)
@@ -121,11 +126,22 @@ class BackgroundWebhooks:
     def _attempt(self, message_id: int, hand: int) -> str:
         hooks = self._webhooks
         try:
+            self._prune_now_and_then()
             return deliver(message_id, hand, self._uow_factory(), hooks.sender, hooks.vault,
                            hooks.policy)
         except Exception:  # noqa: BLE001 - due again when its lease runs out
             log.exception("webhook message %d: the attempt failed", message_id)
             return "error"
+
+    def _prune_now_and_then(self) -> None:
+        """Settled messages pruned once an hour at most, as messages come (no new one:
+        nothing grows to prune)."""
+        with self._lock:
+            now = self._monotonic()
+            if self._pruned_at is not None and now - self._pruned_at < self.PRUNE_EVERY_S:
+                return
+            self._pruned_at = now
+        prune(self._uow_factory(), self._webhooks.policy)
 
     def _done(self, future: Future[str]) -> None:
         with self._lock:

@@ -16,7 +16,9 @@ import pytest
 from cryptography.fernet import Fernet, InvalidToken
 
 from fakes import FakeDatabase, play_inline
+from services.background import BackgroundWebhooks
 from services.commands import CreateGame, RegisterWebhook, SeatSpec, WebhookPolicy
+from services.container import Webhooks
 from services.domain import Answer, ApiKey, Caller, Delivery, WebhookEndpoint, origin_of
 from services.errors import BadWebhook, TooManyWebhooks, UrlRefused
 from services.handlers.games import create_game
@@ -405,3 +407,31 @@ def test_a_turn_says_the_event_number_it_comes_after() -> None:
     game = db.games[made.game.game_id].game
     (turn,) = hooks_of(game, [], game.events)
     assert turn.type == "seat.turn" and turn.data["seq"] == game.events
+
+
+def test_without_a_broker_settled_messages_are_pruned_as_messages_come_once_an_hour(
+        ) -> None:
+    """No Celery beat to prune them: the process's own pool does, at most hourly."""
+    db, clock, sender, _ = _setup()
+    _series(db)
+    hours = [0.0]
+    pool = BackgroundWebhooks(db.uow, Webhooks(sender, Plain(), POLICY),
+                              monotonic=lambda: hours[0] * 3600)
+    queue = Queue()
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
+    for handed in queue.handed:
+        pool.deliver(*handed)
+    pool.join()
+    assert {m.state for m in db.messages.values()} == {"delivered"}
+    clock.now += timedelta(seconds=POLICY.keep_s + 1)
+    _series(db)  # two more: the first attempt prunes the two delivered long ago
+    queue = Queue()
+    relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
+    hours[0] = 1.0
+    pool.deliver(*queue.handed[0])
+    pool.join()
+    assert len(db.messages) == 2
+    clock.now += timedelta(seconds=POLICY.keep_s + 1)
+    pool.deliver(*queue.handed[1])  # within the hour: nothing pruned
+    pool.join()
+    assert len(db.messages) == 2
