@@ -61,6 +61,7 @@ class H(BaseHTTPRequestHandler):
         self.send_response(204); self.send_header("Content-Length", "0"); self.end_headers()
     def log_message(self, *a): pass
 ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer.request_queue_size = 128  # (a web server's backlog, not Python's 5)
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 """
 HUMANS = (SeatSpec("human"),) * 4

@@ -346,8 +346,9 @@ class WebhookRepository(Protocol):
 
     def failing_since(self, endpoint_id: str) -> datetime | None:
         """Since when the endpoint's attempts have all failed (None: the last one was
-        delivered, or it is gone), held until the unit of work ends: two attempts that
-        end at once judge its health in turn."""
+        delivered, or it is gone), held until the unit of work ends: two failed attempts
+        that end at once judge its health in turn (a delivered one clears it, waiting
+        for the one that holds it)."""
 
     def finish(self, delivery: Delivery, answer: Answer, outcome: Outcome) -> None:
         """Record the attempt, settle or reschedule the message, and note the endpoint's

@@ -237,8 +237,9 @@ def deliver(message_id: int, hand: int, uow: UnitOfWork, sender: WebhookSender,
     if delivery is None:
         return "not ours"
     answer = _attempted(delivery, sender, vault)
-    with uow:  # judged on the endpoint's health now (another attempt may have ended since)
-        failing = uow.webhooks.failing_since(delivery.endpoint.id)
+    with uow:  # a failure judged on the endpoint's health now (another attempt may have
+        # ended since); a success needs no health to be judged (and holds nothing)
+        failing = None if answer.ok else uow.webhooks.failing_since(delivery.endpoint.id)
         outcome = judge(replace(delivery, endpoint=replace(delivery.endpoint,
                                                            failing_since=failing)),
                         answer, policy)

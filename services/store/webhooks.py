@@ -165,7 +165,8 @@ class SqlWebhooks:
     def failing_since(self, endpoint_id: str) -> datetime | None:
         since = self._session().scalar(
             select(WebhookEndpointRow.failing_since)
-            .where(WebhookEndpointRow.id == endpoint_id).with_for_update())
+            # (not FOR UPDATE: a move's new message, which refers to the row, goes on)
+            .where(WebhookEndpointRow.id == endpoint_id).with_for_update(key_share=True))
         return None if since is None else aware(since)
 
     def finish(self, delivery: Delivery, answer: Answer, outcome: Outcome) -> None:
@@ -176,6 +177,13 @@ class SqlWebhooks:
             latency_ms=answer.latency_ms, error=None if answer.error is None
             else answer.error[:300]))
         self._settle(delivery.message_id, outcome.state, outcome.retry_in_s)
+        if outcome.failing_since is None:  # it works: one statement, no lock if it did
+            session.execute(
+                update(WebhookEndpointRow)
+                .where(WebhookEndpointRow.id == delivery.endpoint.id,
+                       WebhookEndpointRow.failing_since.is_not(None))
+                .values(failing_since=None).execution_options(synchronize_session=False))
+            return
         endpoint = session.get(WebhookEndpointRow, delivery.endpoint.id)
         if endpoint is None:
             return  # deleted meanwhile
