@@ -20,8 +20,7 @@ from services.api.render import (
 )
 from services.api.schemas import (
     ActIn, CreatedOut, CreateGameIn, EventsOut, EventsQuery, ExportQuery, GameOut, GamesOut,
-    GamesQuery,
-    ReplayOut, RoundsOut, RulesOut, problems,
+    GamesQuery, ReplayOut, RoundsOut, RulesOut, problems,
 )
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.container import Container
@@ -129,7 +128,8 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
 @v1.output(GameOut)
 @v1.doc(operation_id="getGame", tags=["Games"],
         summary="A game: the seat's view with its token, the spectator's view without",
-        security=BEARER, responses=problems(400, 401, 404))
+        security=BEARER, responses={304: {"description": "If-None-Match names its ETag: "
+                                          "unchanged since"}, **problems(400, 401, 404)})
 def get_game(game_id: str) -> Response:
     token = _token(required=False)
     caller = _caller(token)
@@ -150,8 +150,9 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
     assert token is not None
     caller = _caller(token)  # a key sent along must be a live one
     key = request.headers.get("Idempotency-Key") or None
-    if key is not None and len(key) > KEY_LENGTH:
-        raise BadIdempotencyKey(f"an Idempotency-Key has at most {KEY_LENGTH} characters")
+    if key is not None and (len(key) > KEY_LENGTH or not key.isprintable()):
+        raise BadIdempotencyKey(f"an Idempotency-Key is at most {KEY_LENGTH} printable "
+                                "characters")
     _heard(game_id, token, caller)
     return game_response(act(Act(game_id, token, json_data.action, json_data.version, key),
                              services.uow()), _rendered())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -235,6 +235,19 @@ class GamesQuery(Strict):
 class ExportQuery(Strict):
     since: datetime | None = Field(None, description="RFC 3339: series finished from then "
                                    "on (no offset: UTC); omitted: all")
+
+    @field_validator("since")
+    @classmethod
+    def _a_moment_in_utc(cls, value: datetime | None) -> datetime | None:
+        """As UTC (no offset: UTC already); a moment UTC cannot write (0001-01-01 at
+        +14:00) is refused."""
+        if value is None:
+            return None
+        try:
+            return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+                    ).astimezone(timezone.utc)
+        except OverflowError:
+            raise ValueError("a moment between the years 1 and 9999 in UTC") from None
 
 
 class GamesOut(BaseModel):

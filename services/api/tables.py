@@ -115,7 +115,7 @@ def post_rematch(game_id: str) -> dict[str, Any]:
     return _seated(rematch(game_id, token, _services().uow()))
 
 
-@tables.get("/players/<string:player_id>/games")
+@tables.get("/players/<string(maxlength=64):player_id>/games")
 @tables.input(GamesQuery, location="query")
 @tables.output(GamesOut)
 @tables.doc(operation_id="listPlayerGames", tags=["History"], security=KEY,

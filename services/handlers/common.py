@@ -79,6 +79,8 @@ def decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
         return None
     try:
         created, game_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|")
+        if not game_id.isprintable():  # (no id holds one: PostgreSQL refuses a NUL)
+            raise ValueError(game_id)
         return datetime.fromisoformat(created), game_id
     except (ValueError, UnicodeDecodeError):
         raise BadCursor("this cursor was not issued by this service") from None

@@ -6,7 +6,7 @@ import time
 from typing import Callable
 
 from engine import Event, RoundStarted, redact
-from services.domain import ANONYMOUS, SERVICE_EVENTS, Caller, ServiceEvent
+from services.domain import ANONYMOUS, LARGEST_NUMBER, SERVICE_EVENTS, Caller, ServiceEvent
 from services.errors import RoundNotFound
 from services.handlers.common import found, read, viewer
 from services.ports import Reads
@@ -56,6 +56,8 @@ def round_events(game_id: str, token: str | None, round_no: int, reads: Reads,
     events said their round)."""
     game = read(reads, game_id, token=token)
     seat = viewer(game, token, caller)
+    if round_no > LARGEST_NUMBER:  # (past what is stored: none such, not a database error)
+        raise RoundNotFound(f"round {round_no} has not been played in game {game_id!r}")
     rows = reads.events_of_round(game_id, round_no)
     if rows:
         return [_seen(seq, version, event, seat) for seq, version, event in rows]

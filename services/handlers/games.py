@@ -36,7 +36,7 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, engines: tuple[str, ...],
         raise MissingScope(f"this key may not create such a game: it needs {scope}")
     _within_quota(caller, uow, any(s.kind == "ai" for s in cmd.seats))
     rules = Rules.preset(cmd.preset, **_options(cmd))  # InvalidRules explains what is wrong
-    takeover = cmd.takeover or "normal"
+    takeover = "normal" if cmd.takeover is None else cmd.takeover
     if takeover not in engines:
         raise InvalidSeat(f"takeover is an AI engine among {', '.join(engines)}")
     tokens: dict[int, str] = {}

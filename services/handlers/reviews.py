@@ -20,7 +20,7 @@ from engine import Give, apply, new_series, observe
 from engine.plays import Action
 from engine.state import State
 from services.commands import ReviewPolicy
-from services.domain import Caller, Decision, Game, Review
+from services.domain import LARGEST_NUMBER, Caller, Decision, Game, Review
 from services.errors import (
     BadToken, HintsForbidden, QuotaExceeded, ReviewNotFound, RoundNotFound, RoundNotOver,
     Unavailable,
@@ -69,8 +69,8 @@ def read_review(game_id: str, round_no: int, token: str | None, caller: Caller,
                 reads: Reads, uow_factory: Callable[[], UnitOfWork]) -> Review:
     game = read(reads, game_id, token=token)
     seat = _reader(game, token, caller)
-    with uow_factory() as uow:
-        review = uow.reviews.get(game_id, round_no)
+    with uow_factory() as uow:  # (a number past what is stored has no review)
+        review = uow.reviews.get(game_id, round_no) if round_no <= LARGEST_NUMBER else None
     if review is None:
         raise ReviewNotFound(f"nobody asked for the review of round {round_no} of game "
                              f"{game_id!r}: POST it first")

@@ -98,9 +98,8 @@ def start(cmd: Start, uow: UnitOfWork, caller: Caller, engines: tuple[str, ...])
     """Start a waiting game now: its open seats are played by the AI level ``fill``."""
     def change() -> GameView:
         with uow:
-            game = _waiting(uow, cmd.game_id)
-            _host(game, cmd.token, caller)
-            fill = cmd.fill or game.table.takeover
+            game = _hosted_waiting(uow, cmd.game_id, cmd.token, caller)
+            fill = game.table.takeover if cmd.fill is None else cmd.fill
             if fill not in engines:
                 raise InvalidSeat(f"fill is an AI engine among {', '.join(engines)}")
             opened = [s.seat for s in game.seats if s.kind == "open"]
@@ -117,8 +116,7 @@ def cancel(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller) -> 
     """Cancel a waiting game: nobody joins or plays it any more."""
     def change() -> GameView:
         with uow:
-            game = _waiting(uow, game_id)
-            _host(game, token, caller)
+            game = _hosted_waiting(uow, game_id, token, caller)
             read_version, read_seated = game.version, game.seated
             game.table = replace(game.table, phase="cancelled")
             uow.games.reseat(game, read_version, read_seated, [TableEvent("game_cancelled")])
@@ -131,8 +129,7 @@ def cancel(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller) -> 
 def new_invite(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller) -> str:
     """A new invite code for a waiting game; the one before opens nothing any more."""
     with uow:
-        game = _waiting(uow, game_id)
-        _host(game, token, caller)
+        game = _hosted_waiting(uow, game_id, token, caller)
         code = new_invite_code()
         uow.games.set_invite(game.id, invite_hash(code))
         uow.commit()
@@ -257,8 +254,12 @@ def _with_seat(game: Game, seat: Seat) -> tuple[Seat, ...]:
     return tuple(seat if s.seat == seat.seat else s for s in game.seats)
 
 
-def _waiting(uow: UnitOfWork, game_id: str) -> Game:
+def _hosted_waiting(uow: UnitOfWork, game_id: str, token: str | None,
+                    caller: Caller) -> Game:
+    """The game, if the caller runs its table (first: a private game is not told to
+    exist, waiting or not) and it waits for players."""
     game = found(uow.games.fresh(game_id), game_id)
+    _host(game, token, caller)
     _still_waiting(game)
     return game
 
