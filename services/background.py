@@ -126,12 +126,13 @@ class BackgroundWebhooks:
     def _attempt(self, message_id: int, hand: int) -> str:
         hooks = self._webhooks
         try:
-            self._prune_now_and_then()
             return deliver(message_id, hand, self._uow_factory(), hooks.sender, hooks.vault,
                            hooks.policy)
         except Exception:  # noqa: BLE001 - due again when its lease runs out
             log.exception("webhook message %d: the attempt failed", message_id)
             return "error"
+        finally:  # (after the attempt, which a pruning that fails must not cost)
+            self._prune_now_and_then()
 
     def _prune_now_and_then(self) -> None:
         """Settled messages pruned once an hour at most, as messages come (no new one:
@@ -141,7 +142,10 @@ class BackgroundWebhooks:
             if self._pruned_at is not None and now - self._pruned_at < self.PRUNE_EVERY_S:
                 return
             self._pruned_at = now
-        prune(self._uow_factory(), self._webhooks.policy)
+        try:
+            prune(self._uow_factory(), self._webhooks.policy)
+        except Exception:  # noqa: BLE001 - the next hour's pruning takes it up
+            log.exception("pruning settled webhook messages failed")
 
     def _done(self, future: Future[str]) -> None:
         with self._lock:

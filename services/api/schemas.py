@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.rules import MOST_ROUNDS, MOST_SEATS
 from services.domain import LARGEST_NUMBER, WebhookType
+from services.handlers.export import in_utc
 
 
 class Strict(BaseModel):
@@ -239,13 +240,9 @@ class ExportQuery(Strict):
     @field_validator("since")
     @classmethod
     def _a_moment_in_utc(cls, value: datetime | None) -> datetime | None:
-        """As UTC (no offset: UTC already); a moment UTC cannot write (0001-01-01 at
-        +14:00) is refused."""
-        if value is None:
-            return None
+        """A moment UTC cannot write (0001-01-01 at +14:00) is refused."""
         try:
-            return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-                    ).astimezone(timezone.utc)
+            return None if value is None else in_utc(value)
         except OverflowError:
             raise ValueError("a moment between the years 1 and 9999 in UTC") from None
 

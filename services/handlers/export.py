@@ -15,6 +15,13 @@ from services.ports import UnitOfWork
 PAGE = 50  # series read at a time
 
 
+def in_utc(moment: datetime) -> datetime:
+    """``moment`` in UTC (without an offset, it is UTC already). OverflowError: a moment
+    UTC cannot write (0001-01-01 at +14:00)."""
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+            ).astimezone(timezone.utc)
+
+
 def export(since: datetime | None, uow_factory: Callable[[], UnitOfWork],
            caller: Caller) -> Iterator[dict[str, Any]]:
     """The key's finished series, in the order they finished (from ``since``), one
@@ -24,9 +31,7 @@ def export(since: datetime | None, uow_factory: Callable[[], UnitOfWork],
     if not caller.may("games:read"):
         raise MissingScope("this key may not read games: it needs games:read")
     owner, after = caller.key.id, None
-    if since is not None:  # (stored in UTC)
-        since = (since if since.tzinfo else since.replace(tzinfo=timezone.utc)
-                 ).astimezone(timezone.utc)
+    since = None if since is None else in_utc(since)  # (stored in UTC)
     while True:
         with uow_factory() as uow:
             page = uow.games.finished(owner, since, after, PAGE)
