@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test test-unit test-integration test-e2e test-chaos lint run install typecheck bench clean
+.PHONY: test test-unit test-integration test-e2e test-chaos test-security lint run install typecheck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,9 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# One layer of the suite at a time (tests/unit, tests/integration, tests/e2e, tests/chaos).
-test-unit test-integration test-e2e test-chaos: $(STAMP)
+# One layer of the suite at a time (tests/unit, tests/integration, tests/e2e, tests/chaos,
+# tests/security).
+test-unit test-integration test-e2e test-chaos test-security: $(STAMP)
 	$(BIN)/python -m pytest -m $(@:test-%=%) tests/$(@:test-%=%) $(PYTEST_ARGS)
 
 bench: $(STAMP)

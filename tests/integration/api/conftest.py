@@ -1,20 +1,4 @@
 """The API under test: the app factory on a fresh database (SQLite, and PostgreSQL when
-configured), AI seats played inline."""
+configured), AI seats played inline (``dbfixtures.client``)."""
 
-from __future__ import annotations
-
-from typing import Iterator
-
-import pytest
-from flask.testing import FlaskClient
-from sqlalchemy import Engine
-
-from apps import inline_app
-
-
-@pytest.fixture
-def client(db: Engine) -> Iterator[FlaskClient]:
-    with inline_app(db).test_client() as c:
-        yield c
-
-
+from dbfixtures import client  # noqa: F401
