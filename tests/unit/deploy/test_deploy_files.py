@@ -642,6 +642,101 @@ def test_k8s_ai_engines_point_at_the_ai_worker_service(k8s: list[dict[str, Any]]
             assert ports.get(host) == port, (host, port)
 
 
+# --- who may connect to which pod (NetworkPolicy) -------------------------------------
+
+NAMESPACE = {"kubernetes.io/metadata.name": "president"}
+MONITORING = {"kubernetes.io/metadata.name": "monitoring"}
+
+
+def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """A label selector's verdict (matchLabels, and matchExpressions' In / NotIn)."""
+    if not selector.get("matchLabels", {}).items() <= labels.items():
+        return False
+    for e in selector.get("matchExpressions", []):
+        inside = labels.get(e["key"]) in e.get("values", [])
+        if (e["operator"] == "In") != inside:
+            return False
+    return True
+
+
+def peer_admits(peer: dict[str, Any], namespace: dict[str, str],
+                pod: dict[str, str] | None) -> bool:
+    """``pod`` None: a client outside the cluster (the ingress controller's traffic)."""
+    if "ipBlock" in peer:
+        return pod is None
+    if pod is None:
+        return False
+    in_namespace = (selects(peer["namespaceSelector"], namespace)
+                    if "namespaceSelector" in peer else namespace == NAMESPACE)
+    return in_namespace and selects(peer.get("podSelector", {}), pod)
+
+
+def admits(docs: list[dict[str, Any]], target: dict[str, str], port: str,
+           namespace: dict[str, str], pod: dict[str, str] | None) -> bool:
+    """Whether a connection to ``target``'s named port is let in: isolated pods admit
+    what some rule of a policy selecting them admits."""
+    policies = [p["spec"] for p in objects(docs, "NetworkPolicy").values()
+                if selects(p["spec"]["podSelector"], target)
+                and "Ingress" in p["spec"].get("policyTypes", ["Ingress"])]
+    if not policies:
+        return True  # not isolated
+    for rule in (r for p in policies for r in p.get("ingress", [])):
+        ports = [q["port"] for q in rule.get("ports", [])]
+        peers = rule.get("from")
+        if (not ports or port in ports) and (
+                peers is None or any(peer_admits(x, namespace, pod) for x in peers)):
+            return True
+    return False
+
+
+def pod_labels(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    return {d["metadata"]["name"]: d["spec"]["template"]["metadata"]["labels"]
+            for d in docs if d.get("kind") in ("Deployment", "Job")}
+
+
+def network_problems(docs: list[dict[str, Any]]) -> Problems:
+    pods = pod_labels(docs)
+    callers = {name for name, d in deployments_running(docs, "celery-worker").items()
+               if any(q.startswith("ai.") for q in queues_of(container_argv(first_container(d))))}
+    sources: list[tuple[dict[str, str], dict[str, str] | None, str]] = [
+        (NAMESPACE, labels, name) for name, labels in pods.items()]
+    sources += [(MONITORING, {"app": "prometheus"}, "prometheus"), ({}, None, "outside")]
+    problems: Problems = []
+    for target_name, target in pods.items():
+        for port in ("http", "metrics", "grpc"):
+            for namespace, labels, source in sources:
+                wanted = ((target_name == "president-api" and port == "http")
+                          or (target_name == "president-api" and port == "metrics"
+                              and source == "prometheus")
+                          or (port == "grpc" and source in callers
+                              and target_name in deployments_running(docs, "ai-worker")))
+                if admits(docs, target, port, namespace, labels) != wanted:
+                    problems.append(f"k8s: {source} → {target_name}:{port} "
+                                    f"{'refused' if wanted else 'let in'}")
+    return problems
+
+
+def test_k8s_network_policies_let_in_only_who_needs_it(k8s: list[dict[str, Any]]) -> None:
+    """The gRPC workers trust their callers: only the Celery workers of the ai.* queues
+    reach them; metrics only from the monitoring namespace; nothing reaches Celery."""
+    assert network_problems(k8s) == []
+    open_door = copy.deepcopy(k8s)
+    policy = objects(open_door, "NetworkPolicy")["president-ai-worker"]["spec"]
+    policy["ingress"][0]["from"][0]["podSelector"] = {}
+    assert "k8s: president-api → president-ai-worker:grpc let in" in network_problems(open_door)
+    no_default = [d for d in k8s
+                  if d.get("metadata", {}).get("name") != "president-default-deny"]
+    assert any("president-beat" in p for p in network_problems(no_default))
+
+
+def test_k8s_trusts_one_proxy_behind_its_ingress(k8s: list[dict[str, Any]]) -> None:
+    """Rate limits count under the client's address, which the ingress puts in
+    X-Forwarded-For; untrusted, every client would share the ingress' address."""
+    (config,) = [c for c in objects(k8s, "ConfigMap").values()
+                 if "PRESIDENT_AUTH" in c.get("data", {})]
+    assert int(config["data"]["PRESIDENT_TRUSTED_PROXIES"]) >= 1
+
+
 # --- the Dockerfile ------------------------------------------------------------------
 
 def dockerfile_instructions(text: str) -> list[tuple[str, str]]:
