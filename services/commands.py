@@ -131,6 +131,7 @@ class OpenTicket:
     players: int
     wait_s: float
     fill: str = "normal"
+    seed: int | None = None  # refused: a table of others gets the deal the service draws
 
 
 @dataclass(frozen=True)

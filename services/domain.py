@@ -39,6 +39,11 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+def new_seed() -> int:
+    """A deal nobody can choose or foresee."""
+    return secrets.randbits(63)
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -116,17 +121,18 @@ class Table:
     visibility: Visibility = "public"
     takeover: str = "normal"
     hints: bool = True  # its seats may ask the AI for a hint (off for rated play)
+    seeded: bool = False  # its creator chose its deal: only its creator and AI sit in it
 
 
 def table_of(status: str, visibility: str | None, takeover: str, owner: str | None,
-             hints: bool = True) -> Table:
+             hints: bool = True, seeded: bool = False) -> Table:
     """A game's table as stored: its status says its phase; a game stored with no
     visibility (made before there was one) is private if a key made it."""
     phase: Phase = ("waiting" if status == "waiting" else
                     "cancelled" if status == "cancelled" else "playing")
     if visibility not in ("public", "private"):
         visibility = "public" if owner is None or owner.startswith(ORIGIN) else "private"
-    return Table(phase, cast(Visibility, visibility), takeover, hints)
+    return Table(phase, cast(Visibility, visibility), takeover, hints, seeded)
 
 
 @dataclass
@@ -147,6 +153,7 @@ class Game:
     # conditional on it as on the version, so none is made against seats that changed.
     seated: int = 0
     table: Table = Table()
+    max_active_games: int | None = None  # its owner's, when made (its rematch counts)
 
     @property
     def status(self) -> str:
@@ -162,8 +169,9 @@ class Game:
 
     @property
     def rated(self) -> bool:
-        """Its rounds are rated: a seat names a player (docs/ratings.md)."""
-        return any(seat.player is not None for seat in self.seats)
+        """Its rounds are rated: a seat names a player (docs/ratings.md), and its deal
+        was drawn (a chosen one rates nobody, whoever sits)."""
+        return not self.table.seeded and any(seat.player is not None for seat in self.seats)
 
     def seat_of(self, token: str) -> Seat | None:
         # every seat is compared, so the time taken does not tell which one matched
@@ -184,6 +192,7 @@ class GameSummary:
     version: int
     created_at: datetime
     seats: tuple[Seat, ...]
+    seeded: bool = False
 
 
 class Waiting(NamedTuple):
@@ -318,6 +327,8 @@ class Ticket:
     state: str = "waiting"
     game_id: str | None = None
     seat: int | None = None
+    max_active_games: int | None = None  # its key's quotas, which its game carries
+    ai_seconds_per_hour: int | None = None
 
 
 class Weighed(NamedTuple):

@@ -52,6 +52,12 @@ class QuotaExceeded(ServiceError):
     code = "quota_exceeded"
 
 
+class GameSeeded(ServiceError):
+    """The game's deal was chosen by its creator (``seeded``): nobody else may sit in it."""
+
+    code = "game_seeded"
+
+
 class Unavailable(ServiceError):
     """The database failed for a moment (a lost connection, a restart, a deadlock) and
     kept failing through the store's retries: nothing was changed, try again."""
@@ -91,6 +97,19 @@ class OptionsContradictSeats(BadRequest):
     """A rules option says otherwise than the seats (``players``) or ``rounds``."""
 
     code = "options_contradict_seats"
+
+
+class SeedNotAllowed(BadRequest):
+    """A seed was sent for a game somebody other than its creator could sit in: its deal
+    is the service's to draw."""
+
+    code = "seed_not_allowed"
+
+
+class BadQuota(BadRequest):
+    """A key's quota is a count, 0 or more."""
+
+    code = "bad_quota"
 
 
 class BadCursor(BadRequest):

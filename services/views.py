@@ -28,6 +28,7 @@ class GameView:
     seated: int = 0  # the game's seat changes so far (its seats are part of the view)
     visibility: str = "public"
     hints: bool = True
+    seeded: bool = False
 
     @cached_property
     def view(self) -> View:
@@ -38,7 +39,7 @@ class GameView:
         return cls(game.id, game.version, game.status, game.preset, game.seats, seat,
                    partial(observe, game.state, seat, history=history), game.pace_ms,
                    game.turn_timeout_ms, game.seated, game.table.visibility,
-                   game.table.hints)
+                   game.table.hints, game.table.seeded)
 
 
 @dataclass(frozen=True)

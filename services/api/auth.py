@@ -32,6 +32,11 @@ class Quota(NamedTuple):
     ai_seconds_per_hour: int  # AI thinking time its games may use an hour
 
 
+def _own(quota: int | None, default: int) -> int:
+    """A key's own quota (0: none at all), else the settings' default."""
+    return default if quota is None else quota
+
+
 class Keys:
     """Authenticates client keys, keeping each live one a few seconds (one lookup per key
     every ``TRUST_S``, not one per request)."""
@@ -52,9 +57,10 @@ class Keys:
         secret = request.headers.get(KEY_HEADER)
         if secret is not None:  # (sent empty: a key that opens nothing)
             key = self._key(secret)
-            return Caller(key, max_active_games=key.max_active_games or self._key_quota.games,
-                          ai_seconds_per_hour=(key.ai_seconds_per_hour
-                                               or self._key_quota.ai_seconds_per_hour))
+            return Caller(key, max_active_games=_own(key.max_active_games,
+                                                     self._key_quota.games),
+                          ai_seconds_per_hour=_own(key.ai_seconds_per_hour,
+                                                   self._key_quota.ai_seconds_per_hour))
         if self.required and not token_call:
             raise KeyRequired(f"this call needs a client key: send it as {KEY_HEADER}")
         return Caller(origin=origin_of(request.remote_addr or ""),

@@ -60,7 +60,7 @@ def ticket_json(ticket: Ticket, token: str | None = None) -> dict[str, Any]:
 def post_ticket(json_data: TicketIn) -> dict[str, Any]:
     services, caller, _ = _services()
     ticket = open_ticket(OpenTicket(json_data.player_id, json_data.preset, json_data.players,
-                                    json_data.wait_s, json_data.fill),
+                                    json_data.wait_s, json_data.fill, json_data.seed),
                          services.uow(), caller, services.engines, services.ratings)
     if services.matcher is not None:
         services.matcher.poke()

@@ -14,7 +14,7 @@ from engine.errors import (
     NotYourTurn, PresidentError, WrongPhase,
 )
 from services.errors import (
-    BadKey, BadRequest, BadToken, GameFull, GameNotFound, HintsForbidden, InviteNotFound,
+    BadKey, BadRequest, BadToken, GameFull, GameNotFound, GameSeeded, HintsForbidden, InviteNotFound,
     KeyNotFound,
     KeyRequired, KeyReused, MissingScope, NotActive, NotHost, NotStarted, NotWaiting,
     PlayerNotFound, QuotaExceeded, ReviewNotFound, RoundNotOver, SeriesNotOver, ServiceError,
@@ -29,7 +29,7 @@ PROBLEM_JSON = "application/problem+json"
 STATUS: list[tuple[type[Exception], int]] = [
     (GameNotFound, 404), (KeyNotFound, 404), (WebhookNotFound, 404), (InviteNotFound, 404),
     (PlayerNotFound, 404), (NotHost, 403), (HintsForbidden, 403), (GameFull, 409), (NotWaiting, 409),
-    (NotStarted, 409), (NotActive, 409), (SeriesNotOver, 409), (RoundNotOver, 409),
+    (NotStarted, 409), (NotActive, 409), (GameSeeded, 409), (SeriesNotOver, 409), (RoundNotOver, 409),
     (ReviewNotFound, 404), (TicketNotFound, 404),
     (TicketExists, 409), (TicketNotWaiting, 409),
     (BadToken, 401), (KeyRequired, 401),

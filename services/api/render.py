@@ -94,7 +94,7 @@ def game_json(game: GameView) -> dict[str, Any]:
     return {"game_id": game.game_id, "version": game.version, "status": game.status,
             "preset": game.preset, "rules": game.view.rules.to_dict(),
             "seats": [seat_json(s) for s in game.seats], "visibility": game.visibility,
-            "hints": game.hints,
+            "hints": game.hints, "seeded": game.seeded,
             "pace_ms": game.pace_ms, "turn_timeout_ms": game.turn_timeout_ms,
             "view": view_json(game.view)}
 
@@ -121,7 +121,7 @@ def rounds_json(view: View) -> list[dict[str, Any]]:
 def summary_json(g: GameSummary) -> dict[str, Any]:
     return {"game_id": g.game_id, "status": g.status, "preset": g.preset,
             "version": g.version, "created_at": g.created_at.isoformat(),
-            "seats": [seat_json(s) for s in g.seats]}
+            "seats": [seat_json(s) for s in g.seats], "seeded": g.seeded}
 
 
 def rules_json() -> dict[str, Any]:

@@ -48,7 +48,9 @@ class CreateGameIn(Body):
                                     description="rules options over the preset (GET /v1/rules)")
     rounds: int | None = Field(None, ge=1, le=MOST_ROUNDS)
     seed: int | None = Field(None, ge=0, lt=2**63,
-                             description="fixes every deal; secret: never shown by the API")
+                             description="fixes every deal, for a game of the creator's one "
+                             "human seat (or none) and AI seats only (else 400 "
+                             "seed_not_allowed); secret: never shown by the API")
     pace_ms: int | None = Field(None, ge=0, le=10_000, description="pause before each AI "
                                 "move, so that people can follow (needs the Celery "
                                 "scheduler); 0: none; omitted: the service's default")
@@ -167,6 +169,8 @@ class GameOut(BaseModel):
     seats: list[SeatOut]
     visibility: Literal["public", "private"]
     hints: bool = Field(description="whether its seats may ask for hints")
+    seeded: bool = Field(description="its creator chose its deal (a seed): only its "
+                         "creator's seat and AI seats sit in it, and it is never rated")
     pace_ms: int
     turn_timeout_ms: int | None
     view: ViewOut
@@ -389,6 +393,8 @@ class TicketIn(Body):
     wait_s: float = Field(30, ge=1, le=600, description="how long to wait for people; "
                           "then the seats nobody took are filled with the AI level fill")
     fill: str = Field("normal", description="the AI level for the seats left")
+    seed: int | None = Field(None, description="refused (400 seed_not_allowed): the "
+                             "service draws a matchmade table's deal")
 
 
 class TicketQuery(Strict):

@@ -49,7 +49,7 @@ def series_json(game: Game, finished: datetime) -> dict[str, Any]:
     entries = state.log_entries()
     return {
         "game_id": game.id, "preset": game.preset, "rules": state.rules.to_dict(),
-        "seed": state.seed, "finished_at": finished.isoformat(),
+        "seed": state.seed, "seeded": game.table.seeded, "finished_at": finished.isoformat(),
         "seats": [{"seat": s.seat, "kind": s.kind, "engine": s.engine,
                    "player_id": s.player if s.player_key == game.owner else None,
                    "name": s.name} for s in game.seats],

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import secrets
 import uuid
-from typing import cast
+from typing import Callable, cast
 
 from config import tracing
 from engine import Rules, new_series_with_events
@@ -12,29 +11,31 @@ from services.commands import CreateGame, ReadGame, TableDefaults
 from services.commands import SeatSpec
 from services.domain import (
     ANONYMOUS, Caller, Game, GameSummary, Seat, Table, Visibility, hash_token, invite_hash,
-    new_invite_code, new_token,
+    new_invite_code, new_seed, new_token,
 )
-from services.errors import InvalidSeat, MissingScope, OptionsContradictSeats, QuotaExceeded
+from services.errors import InvalidSeat, MissingScope, OptionsContradictSeats, SeedNotAllowed
 from services.handlers.common import decode_cursor, encode_cursor, read, valid_status, viewer
 from services.handlers.players import named
 from services.handlers.moves import turn_message
 from services.handlers.webhooks import hooks_of
-from services.handlers.turns import ai_time_used
+from services.handlers.quotas import allowance, within_quota
 from services.ports import Reads, UnitOfWork
 from services.views import CreatedGame, GameView
 
 
 def create_game(cmd: CreateGame, uow: UnitOfWork, engines: tuple[str, ...],
                 defaults: TableDefaults = TableDefaults(),
-                caller: Caller = ANONYMOUS) -> CreatedGame:
+                caller: Caller = ANONYMOUS, draw: Callable[[], int] = new_seed) -> CreatedGame:
     """``engines``: the AI engine names a seat may name (the levels and configured bots).
     The game belongs to ``caller``'s key; a game with no human seat needs its own scope
-    (that is where the AI cost is)."""
+    (that is where the AI cost is). ``draw``: the seed of a game sent none (a test's
+    seam: no request reaches it)."""
     scope = ("games:create-human" if any(s.kind == "human" for s in cmd.seats)
              else "games:create-ai")
     if not caller.may(scope):
         raise MissingScope(f"this key may not create such a game: it needs {scope}")
-    _within_quota(caller, uow, any(s.kind == "ai" for s in cmd.seats))
+    with uow:
+        within_quota(uow, allowance(caller), any(s.kind == "ai" for s in cmd.seats))
     rules = Rules.preset(cmd.preset, **_options(cmd))  # InvalidRules explains what is wrong
     takeover = "normal" if cmd.takeover is None else cmd.takeover
     if takeover not in engines:
@@ -43,17 +44,20 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, engines: tuple[str, ...],
     seats = [_seat(number, spec, engines, caller, tokens)
              for number, spec in enumerate(cmd.seats)]
     _one_seat_a_player(seats)
-    seed = cmd.seed if cmd.seed is not None else secrets.randbits(63)
+    _seed_allowed(cmd.seed, seats)
+    seed = cmd.seed if cmd.seed is not None else draw()
     state, events = new_series_with_events(rules, seed)
     timeout = defaults.turn_timeout_ms if cmd.turn_timeout_ms is None else cmd.turn_timeout_ms
     waiting = any(s.kind == "open" for s in seats)
     table = Table("waiting" if waiting else "playing",
                   cast(Visibility, cmd.visibility or ("public" if caller.key is None
-                                                      else "private")), takeover, cmd.hints)
+                                                      else "private")), takeover, cmd.hints,
+                  seeded=cmd.seed is not None)
     game = Game(uuid.uuid4().hex, cmd.preset, tuple(seats), state,
                 pace_ms=defaults.pace_ms if cmd.pace_ms is None else cmd.pace_ms,
                 turn_timeout_ms=timeout or None, owner=caller.owner,  # timeout 0: no limit
-                ai_seconds_per_hour=caller.ai_seconds_per_hour, table=table)
+                ai_seconds_per_hour=caller.ai_seconds_per_hour, table=table,
+                max_active_games=caller.max_active_games)
     invite = new_invite_code() if waiting else None
     with uow:
         uow.games.add(game, events, turn_message(game, tracing.traceparent()),
@@ -89,23 +93,14 @@ def _one_seat_a_player(seats: list[Seat]) -> None:
         raise InvalidSeat("a player has one seat of a game at most")
 
 
-def _within_quota(caller: Caller, uow: UnitOfWork, ai_seats: bool) -> None:
-    """A caller holds at most its quota of games under way, and its games with AI seats
-    use at most its AI thinking time an hour (counted by the hour: the hour under way and
-    the one before). (Two creates at the same moment may both pass: the quotas bound what
-    a caller holds, give or take its concurrency, which the rate limits bound in turn.)"""
-    with uow:
-        if caller.max_active_games is not None:
-            held = uow.games.active_count(caller.owner)
-            if held >= caller.max_active_games:
-                raise QuotaExceeded(f"{held} game(s) under way, the most this caller may "
-                                    "hold: finish or wait for one")
-        if ai_seats and caller.ai_seconds_per_hour is not None and caller.owner is not None:
-            used = ai_time_used(uow, caller.owner)
-            if used >= caller.ai_seconds_per_hour:
-                raise QuotaExceeded(f"this caller's games used {used:.0f} s of AI thinking "
-                                    f"in the last hour, its quota is "
-                                    f"{caller.ai_seconds_per_hour} s: wait for it")
+def _seed_allowed(seed: int | None, seats: list[Seat]) -> None:
+    """A chosen deal only where nobody but the creator could sit: its one human seat at
+    most, no open seat, no player (a player is rated: a chosen deal rates nobody)."""
+    humans = [s for s in seats if s.kind != "ai"]
+    if seed is not None and (len(humans) > 1 or any(s.kind == "open" or s.player is not None
+                                                    for s in humans)):
+        raise SeedNotAllowed("a seed is for a game of the creator's own seat and AI seats "
+                             "only: where anybody else could sit, the service draws the deal")
 
 
 def _options(cmd: CreateGame) -> dict[str, object]:

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 from services.commands import CreateKey
 from services.domain import SCOPES, ApiKey, hash_token
-from services.errors import BadKey, BadRate, BadScope, KeyNotFound
+from services.errors import BadKey, BadQuota, BadRate, BadScope, KeyNotFound
 from services.ports import UnitOfWork
 
 PREFIX = "pk_"  # tells a client key from a seat token at a glance
@@ -27,6 +27,9 @@ def create_key(cmd: CreateKey, uow: UnitOfWork) -> tuple[ApiKey, str]:
     if cmd.rate is not None and not RATE.fullmatch(cmd.rate):
         raise BadRate(f"a rate is a count per second, minute, hour or day (600/minute), "
                       f"not {cmd.rate!r}")
+    for name in ("max_active_games", "ai_seconds_per_hour"):
+        if (getattr(cmd, name) or 0) < 0:
+            raise BadQuota(f"{name} is 0 or more (0: none), not {getattr(cmd, name)}")
     secret = PREFIX + secrets.token_urlsafe(32)
     key = ApiKey(uuid.uuid4().hex, cmd.name, frozenset(cmd.scopes), cmd.rate,
                  cmd.max_active_games, cmd.ai_seconds_per_hour, datetime.now(timezone.utc))

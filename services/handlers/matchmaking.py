@@ -12,7 +12,6 @@ worker processes run the matcher.
 from __future__ import annotations
 
 import random
-import secrets
 import time
 import uuid
 from collections import defaultdict
@@ -22,14 +21,15 @@ from typing import Callable
 from engine import Rules, new_series_with_events
 from services.commands import OpenTicket, RatingPolicy, TableDefaults
 from services.domain import (
-    Caller, Game, PlayerRef, Seat, Table, Ticket, hash_token, new_token,
+    Caller, Game, PlayerRef, Seat, Table, Ticket, hash_token, new_seed, new_token,
 )
 from services.errors import (
-    InvalidSeat, KeyRequired, MissingScope, QuotaExceeded, TicketExists, TicketNotFound,
+    InvalidSeat, KeyRequired, MissingScope, SeedNotAllowed, TicketExists, TicketNotFound,
     TicketNotWaiting,
 )
 from services.handlers.moves import turn_message
 from services.handlers.players import named
+from services.handlers.quotas import allowance, within_quota
 from services.handlers.ratings import initial, pool_of
 from services.handlers.webhooks import hooks_of
 from services.ports import Secrets, UnitOfWork
@@ -45,6 +45,8 @@ def open_ticket(cmd: OpenTicket, uow: UnitOfWork, caller: Caller, engines: tuple
     player = named(cmd.player, None, caller)
     if player is None or caller.key is None:
         raise KeyRequired("matchmaking is for a key's players: send the key")
+    if cmd.seed is not None:
+        raise SeedNotAllowed("a matchmade table seats others: the service draws its deal")
     if not caller.may("games:create-human"):
         raise MissingScope("this key may not make games: it needs games:create-human")
     if cmd.fill not in engines:
@@ -52,15 +54,15 @@ def open_ticket(cmd: OpenTicket, uow: UnitOfWork, caller: Caller, engines: tuple
     rules = Rules.preset(cmd.preset, players=cmd.players)  # InvalidRules: what is wrong
     now = now or datetime.now(timezone.utc)
     pool = pool_of(cmd.preset, rules.players, policy)
-    with uow:
-        if caller.max_active_games is not None and \
-                uow.tickets.live(player.key) >= caller.max_active_games:
-            raise QuotaExceeded("this key has as many tickets waiting as it may hold games")
+    with uow:  # a ticket waiting counts as the game it becomes, which may seat AI
+        within_quota(uow, allowance(caller), True, pending=uow.tickets.live(player.key))
         held = uow.ratings.get(pool, [PlayerRef(player.key, player.id)])
         rating = held.get(PlayerRef(player.key, player.id)) or initial()
         ticket = Ticket(uuid.uuid4().hex, player.key, player.id, cmd.preset, rules.players,
                         pool, rating.ordinal, cmd.fill, now,
-                        now + timedelta(seconds=min(cmd.wait_s, WAIT_AT_MOST_S)))
+                        now + timedelta(seconds=min(cmd.wait_s, WAIT_AT_MOST_S)),
+                        max_active_games=caller.max_active_games,
+                        ai_seconds_per_hour=caller.ai_seconds_per_hour)
         if not uow.tickets.add(ticket):
             raise TicketExists(f"player {player.id!r} is waiting for a table already")
         uow.players.name(player.key, player.id, None)
@@ -162,10 +164,11 @@ def _seat(uow: UnitOfWork, tickets: list[Ticket], vault: Secrets,
              by_place[n].owner) if n in by_place else Seat(n, "ai", first.fill)
         for n in range(first.players))
     state, events = new_series_with_events(Rules.preset(first.preset, players=first.players),
-                                           secrets.randbits(63))
+                                           new_seed())
     game = Game(uuid.uuid4().hex, first.preset, seats, state, pace_ms=defaults.pace_ms,
                 turn_timeout_ms=defaults.turn_timeout_ms, owner=first.owner,
-                table=Table("playing", "private"))
+                ai_seconds_per_hour=first.ai_seconds_per_hour,
+                table=Table("playing", "private"), max_active_games=first.max_active_games)
     uow.games.add(game, events, turn_message(game), hooks_of(game, events, 0))
     return all(uow.tickets.matched(ticket.id, game.id, place, vault.seal(tokens[place]))
                for place, ticket in by_place.items())

@@ -10,7 +10,6 @@ Nobody's seat is given twice, none is lost, and a series has one rematch at most
 from __future__ import annotations
 
 import random
-import secrets
 import time
 import uuid
 from dataclasses import replace
@@ -21,15 +20,16 @@ from engine import Event, new_series_with_events
 from services.commands import Join, Start
 from services.domain import (
     Caller, Game, Seat, ServiceEvent, TableEvent, hash_token, invite_hash, new_invite_code,
-    new_token,
+    new_seed, new_token,
 )
 from services.errors import (
-    GameFull, InvalidSeat, InviteNotFound, MissingScope, NotActive, NotHost, NotWaiting,
-    SeriesNotOver, StaleVersion,
+    GameFull, GameSeeded, InvalidSeat, InviteNotFound, MissingScope, NotActive, NotHost,
+    NotWaiting, SeriesNotOver, StaleVersion,
 )
 from services.handlers.common import found, seat_of, viewer
 from services.handlers.moves import turn_message
 from services.handlers.players import Player, named
+from services.handlers.quotas import Allowance, within_quota
 from services.handlers.webhooks import hooks_of
 from services.ports import UnitOfWork, VersionConflict
 from services.views import GameView
@@ -82,6 +82,7 @@ def join(cmd: Join, uow: UnitOfWork, caller: Caller) -> Seated:
 def _seat_for(game: Game, player: Player | None) -> Seat:
     """The player's seat if it has one in a game not over, else the first open seat of
     a waiting game."""
+    _unseeded(game)
     if player is not None and game.status in ("waiting", "active"):
         for seat in game.seats:
             if (seat.kind == "human" and seat.player == player.id
@@ -129,7 +130,10 @@ def cancel(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller) -> 
 def new_invite(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller) -> str:
     """A new invite code for a waiting game; the one before opens nothing any more."""
     with uow:
-        game = _hosted_waiting(uow, game_id, token, caller)
+        game = found(uow.games.fresh(game_id), game_id)
+        _host(game, token, caller)
+        _unseeded(game)
+        _still_waiting(game)
         code = new_invite_code()
         uow.games.set_invite(game.id, invite_hash(code))
         uow.commit()
@@ -182,6 +186,9 @@ def rematch(game_id: str, token: str, uow: UnitOfWork) -> Seated:
             made = uow.games.rematch_of(old.id)
             if made is None:
                 new, events = _next_series(old)
+                within_quota(uow, Allowance(old.owner, old.max_active_games,
+                                            old.ai_seconds_per_hour),
+                             any(s.kind == "ai" for s in new.seats))
                 read_version, read_seated = old.version, old.seated
                 uow.games.reseat(old, read_version, read_seated,
                                  [TableEvent("rematch_created", rematch=new.id)])
@@ -211,15 +218,19 @@ def rematch(game_id: str, token: str, uow: UnitOfWork) -> Seated:
 def _next_series(old: Game) -> tuple[Game, list[Event]]:
     """The rematch of ``old``, waiting for its human seats, and its first events: its
     AI seats stay AI (a seat taken over stays taken over), its humans' seats are open,
-    kept for them."""
-    state, events = new_series_with_events(old.state.rules, secrets.randbits(63))
+    kept for them; a deal drawn anew (a seeded series' rematch is drawn too)."""
     seats = tuple(s if s.kind == "ai" else Seat(s.seat, "open", None, None, s.player, s.name,
                                                 s.host, s.player_key)
                   for s in old.seats)
+    if old.table.seeded and sum(s.kind == "open" for s in seats) > 1:
+        raise GameSeeded("this series' deal was its creator's choice: its rematch would "
+                         "seat others")
+    state, events = new_series_with_events(old.state.rules, new_seed())
     return Game(uuid.uuid4().hex, old.preset, seats, state, pace_ms=old.pace_ms,
                 turn_timeout_ms=old.turn_timeout_ms, owner=old.owner,
                 ai_seconds_per_hour=old.ai_seconds_per_hour,
-                table=replace(old.table, phase="waiting")), events
+                table=replace(old.table, phase="waiting", seeded=False),
+                max_active_games=old.max_active_games), events
 
 
 def _claimed(game: Game, seat: int) -> tuple[Seat, str]:
@@ -262,6 +273,12 @@ def _hosted_waiting(uow: UnitOfWork, game_id: str, token: str | None,
     _host(game, token, caller)
     _still_waiting(game)
     return game
+
+
+def _unseeded(game: Game) -> None:
+    """A game whose deal its creator chose seats nobody else (docs/lobby.md#fair-deals)."""
+    if game.table.seeded:
+        raise GameSeeded("this game's deal was its creator's choice: nobody else sits in it")
 
 
 def _still_waiting(game: Game) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Callable
 
 from engine import PASS, CardsGiven, Passed, Played, observe
@@ -18,6 +18,7 @@ from services.commands import Turn
 from services.domain import Game, PlayedFor, Waiting
 from services.errors import QuotaExceeded, StaleVersion
 from services.handlers.moves import apply_and_save
+from services.handlers.quotas import ai_time_used, hour_of
 from services.handlers.tables import take_over
 from services.ports import Decide, Fallback, UnitOfWork, VersionConflict
 
@@ -49,17 +50,6 @@ def take_ai_turn(turn: Turn, uow: UnitOfWork, decide: Decide, fallback: Fallback
             charge_ai_time(uow, game.owner, thought)
             uow.commit()
     return played
-
-
-def hour_of(moment: datetime) -> datetime:
-    return moment.replace(minute=0, second=0, microsecond=0)
-
-
-def ai_time_used(uow: UnitOfWork, owner: str, now: datetime | None = None) -> float:
-    """The AI thinking time ``owner``'s games used in the last hour, as the quota counts
-    it: the hour under way and the one before."""
-    since = hour_of(now or datetime.now(timezone.utc)) - timedelta(hours=1)
-    return uow.games.ai_time_since(owner, since)
 
 
 def charge_ai_time(uow: UnitOfWork, owner: str, seconds: float) -> None:

@@ -51,7 +51,8 @@ def hooks_of(game: Game, events: Sequence[Event | ServiceEvent], after: int,
         return []
     hooks = []
     for seq, event in enumerate(events, start=after + 1):
-        about = {"game_id": game.id, "version": game.version, "seq": seq}
+        about = {"game_id": game.id, "version": game.version, "seq": seq,
+                 "seeded": game.table.seeded}
         if isinstance(event, PlayedFor) and event.reason == "turn_timeout":
             hooks.append(Hook("seat.timed_out", {**about, **_fields(event.to_dict())}))
         elif isinstance(event, TableEvent) and event.type in ("seat_left", "seat_taken_over"):
@@ -63,7 +64,8 @@ def hooks_of(game: Game, events: Sequence[Event | ServiceEvent], after: int,
     seat = game.seat_to_act
     if turn and seat is not None and seat.kind == "human":  # (as of the move's last event)
         hooks.append(Hook("seat.turn", {"game_id": game.id, "version": game.version,
-                                        "seq": after + len(events), "seat": seat.seat,
+                                        "seq": after + len(events), "seeded": game.table.seeded,
+                                        "seat": seat.seat,
                                         "time_limit_ms": game.turn_timeout_ms}))
     return hooks
 

@@ -69,6 +69,9 @@ class GameRow(Base):
     invite_hash: Mapped[str | None] = mapped_column(String(64))  # while it waits for seats
     rematch_id: Mapped[str | None] = mapped_column(String(32))  # the next series, once made
     hints: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # Its creator chose its seed (docs/lobby.md#fair-deals): only its creator and AI sit.
+    seeded: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    max_active_games: Mapped[int | None] = mapped_column(Integer)  # its owner's, when made
 
     seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="joined",
                                                 cascade="all, delete-orphan")
@@ -355,6 +358,9 @@ class TicketRow(Base):
     game_id: Mapped[str | None] = mapped_column(String(32))
     seat: Mapped[int | None] = mapped_column(Integer)
     sealed_token: Mapped[str | None] = mapped_column(Text)
+    # Its key's quotas when it came, which its game carries (None: no bound).
+    max_active_games: Mapped[int | None] = mapped_column(Integer)
+    ai_seconds_per_hour: Mapped[int | None] = mapped_column(Integer)
 
 
 OPEN = text("state IN ('queued', 'running')")

@@ -46,7 +46,7 @@ GAME_AND_SEATS = Query(
     select(GameRow.preset, GameRow.version, GameRow.events, GameRow.pace_ms,
            GameRow.turn_timeout_ms, GameRow.owner, GameRow.ai_seconds_per_hour,
            GameRow.seated, GameRow.status, GameRow.visibility, GameRow.takeover, GameRow.hints,
-           SeatRow.seat,
+           GameRow.seeded, GameRow.max_active_games, SeatRow.seat,
            SeatRow.kind, SeatRow.engine, SeatRow.token_hash, SeatRow.player, SeatRow.name,
            SeatRow.host, SeatRow.player_key, SeatRow.connected)
     .join(SeatRow, SeatRow.game_id == GameRow.id)

@@ -95,13 +95,14 @@ def load_game(run: Run, states: GameStates, game_id: str, feed: ChangeFeed | Non
 def seating_of(rows: list[Any]) -> Seating:
     """The seating from ``GAME_AND_SEATS``' rows (one per seat)."""
     (preset, _, _, pace_ms, turn_timeout_ms, owner, ai_seconds, seated, status, visibility,
-     takeover, hints) = rows[0][:12]
+     takeover, hints, seeded, max_active_games) = rows[0][:14]
     return Seating(preset, tuple(Seat(seat, kind, engine, token_hash, player, name, bool(host),
                                       player_key, bool(connected))
                                  for *_, seat, kind, engine, token_hash, player, name, host,
                                  player_key, connected in rows),
                    pace_ms, turn_timeout_ms, owner, ai_seconds, seated,
-                   table_of(status, visibility, takeover, owner, bool(hints)))
+                   table_of(status, visibility, takeover, owner, bool(hints), bool(seeded)),
+                   max_active_games)
 
 
 def load_events(run: Run, game_id: str, after: int, limit: int) -> list[StoredEvent]:

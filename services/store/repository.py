@@ -124,6 +124,7 @@ class SqlGameRepository:
             owner=game.owner, ai_seconds_per_hour=game.ai_seconds_per_hour,
             seated=game.seated, visibility=game.table.visibility,
             takeover=game.table.takeover, invite_hash=invite_hash, hints=game.table.hints,
+            seeded=game.table.seeded, max_active_games=game.max_active_games,
             seats=[_seat_row(s) for s in game.seats]))
         self.session.flush()  # the game row first: events refer to it
         self._add_events(game, events)
@@ -468,7 +469,8 @@ def summaries(session: Session, which: ColumnElement[bool], status: str | None, 
 def summary_of(row: GameRow) -> GameSummary:
     """(Its seats joined: ``GameRow.seats`` loads with the row.)"""
     return GameSummary(row.id, row.status, row.preset, row.version, row.created_at,
-                       tuple(Seat(x.seat, x.kind, x.engine, name=x.name) for x in row.seats))
+                       tuple(Seat(x.seat, x.kind, x.engine, name=x.name) for x in row.seats),
+                       row.seeded)
 
 
 def _seat_row(seat: Seat) -> SeatRow:

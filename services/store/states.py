@@ -34,6 +34,7 @@ class Seating(NamedTuple):
     ai_seconds_per_hour: int | None
     seated: int = 0
     table: Table = Table()
+    max_active_games: int | None = None
 
 
 class GameStates:
@@ -131,10 +132,11 @@ def _older(held: Known, new: Known) -> bool:
 
 def seating_of(game: Game) -> Seating:
     return Seating(game.preset, game.seats, game.pace_ms, game.turn_timeout_ms, game.owner,
-                   game.ai_seconds_per_hour, game.seated, game.table)
+                   game.ai_seconds_per_hour, game.seated, game.table, game.max_active_games)
 
 
 def game_of(game_id: str, seating: Seating, known: Known) -> Game:
     return Game(game_id, seating.preset, seating.seats, known.state, known.version,
                 known.events, seating.pace_ms, seating.turn_timeout_ms, seating.owner,
-                seating.ai_seconds_per_hour, seating.seated, seating.table)
+                seating.ai_seconds_per_hour, seating.seated, seating.table,
+                seating.max_active_games)

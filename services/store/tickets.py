@@ -30,7 +30,9 @@ class SqlTickets:
                     id=ticket.id, owner=ticket.owner, player=ticket.player,
                     preset=ticket.preset, players=ticket.players, pool=ticket.pool,
                     ordinal=ticket.ordinal, fill=ticket.fill, state=ticket.state,
-                    created_at=ticket.created_at, expires_at=ticket.expires_at))
+                    created_at=ticket.created_at, expires_at=ticket.expires_at,
+                    max_active_games=ticket.max_active_games,
+                    ai_seconds_per_hour=ticket.ai_seconds_per_hour))
         except IntegrityError:
             return False  # ix_tickets_live: the player waits already
         return True
@@ -81,4 +83,5 @@ class SqlTickets:
 def _ticket(row: TicketRow) -> Ticket:
     return Ticket(row.id, row.owner, row.player, row.preset, row.players, row.pool,
                   row.ordinal, row.fill, aware(row.created_at), aware(row.expires_at),
-                  row.state, row.game_id, row.seat)
+                  row.state, row.game_id, row.seat, row.max_active_games,
+                  row.ai_seconds_per_hour)

@@ -16,7 +16,7 @@ from apps import inline_app
 from engine import observe, parse_action
 from services.commands import CreateKey
 from services.handlers.keys import create_key
-from services.handlers.turns import ai_time_used, hour_of
+from services.handlers.quotas import ai_time_used, hour_of
 from services.store import Store
 from test_http import assert_problem, bearer
 from workers.ai import decide

@@ -17,7 +17,7 @@ from apps import inline_app
 from engine import ALL_CARDS, Give, Play, apply, new_series, observe, parse_action
 from services.commands import CreateKey
 from services.handlers.keys import create_key
-from services.handlers.turns import ai_time_used, hour_of
+from services.handlers.quotas import ai_time_used, hour_of
 from services.store import Store
 from services.store.models import ReviewRow
 from played import new_game, play_until

@@ -17,7 +17,8 @@ from services.errors import (
 from services.handlers.events import events_after
 from services.handlers.games import create_game, list_games, read_game
 from services.handlers.keys import PREFIX, authenticate, create_key, list_keys, revoke_key
-from services.handlers.turns import hour_of, take_ai_turn
+from services.handlers.quotas import hour_of
+from services.handlers.turns import take_ai_turn
 from workers.ai import LEVELS
 
 ALL = ("games:create-human", "games:create-ai", "games:read")
