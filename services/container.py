@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from services.commands import RatingPolicy, TableDefaults, WebhookPolicy
+from services.domain import new_seed
 from services.ports import (
     Adviser, Nudge, Reads, ReviewQueue, Secrets, UnitOfWork, WebhookSender,
 )
@@ -33,3 +34,5 @@ class Container:
     matcher: Nudge | None = None  # poked when a ticket comes (None: beat's only)
     adviser: Adviser | None = None  # hints (None: this service gives none)
     reviews: ReviewQueue | None = None  # round reviews (None: this service makes none)
+    # The seed of a game sent none: the tests' seam (no setting or request reaches it).
+    draw: Callable[[], int] = new_seed

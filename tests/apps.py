@@ -88,3 +88,16 @@ def hooked_app(db: Engine, webhooks: Webhooks | None = None) -> HookedApp:
     app = create_app(Container(uow=store.uow, reads=store.reads, engines=LEVELS,
                                ready=store.ready, webhooks=hooks))
     return HookedApp(app, store, courier, relay)
+
+
+def deal_next(app: APIFlask, seed: int) -> None:
+    """The next game ``app`` creates without a seed is dealt from ``seed`` (the tests'
+    seam: a seed sent for a game others may sit in is refused), the ones after at random."""
+    container: Container = app.extensions["president"]
+    drawn = container.draw
+
+    def once() -> int:
+        container.draw = drawn
+        return seed
+
+    container.draw = once

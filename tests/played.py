@@ -7,6 +7,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from apps import deal_next
 from engine import parse_action
 from workers.ai.heuristics import easy_choice
 
@@ -38,7 +39,8 @@ def play_until(client: FlaskClient, game_id: str, tokens: dict[str, str], rounds
 
 def new_game(client: FlaskClient, headers: dict[str, str] | None = None, **extra: Any
              ) -> tuple[str, dict[str, str]]:
+    deal_next(client.application, extra.pop("seed", 11))  # (others sit: no seed sent)
     created = client.post("/v1/games", headers=headers or {}, json={
-        "preset": "classic", "seats": SEATS, "rounds": 2, "seed": 11, **extra})
+        "preset": "classic", "seats": SEATS, "rounds": 2, **extra})
     assert created.status_code == 201, created.get_json()
     return created.get_json()["game"]["game_id"], created.get_json()["tokens"]

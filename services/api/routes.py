@@ -118,7 +118,7 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
                    dict(json_data.options), json_data.rounds, json_data.seed,
                    json_data.pace_ms, json_data.turn_timeout_ms, json_data.visibility,
                    json_data.takeover, json_data.hints),
-        services.uow(), services.engines, services.defaults, caller)
+        services.uow(), services.engines, services.defaults, caller, services.draw)
     return {"game": game_json(created.game),
             "tokens": {str(seat): token for seat, token in created.tokens.items()},
             "invite": created.invite}

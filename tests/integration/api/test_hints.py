@@ -12,7 +12,7 @@ import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import Engine
 
-from apps import inline_app
+from apps import deal_next, inline_app
 from engine import observe, parse_action
 from services.commands import CreateKey
 from services.handlers.keys import create_key
@@ -35,8 +35,9 @@ def client(db: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[FlaskClient]
 def _acting(client: FlaskClient, **extra: Any) -> tuple[str, str, dict[str, Any]]:
     """A game, and the token of the human seat to act, with its view."""
     for seed in range(30):
+        deal_next(client.application, seed)
         created = client.post("/v1/games", json={"preset": "classic", "seats": SEATS,
-                                                 "seed": seed, **extra}).get_json()
+                                                 **extra}).get_json()
         game_id = created["game"]["game_id"]
         for token in created["tokens"].values():
             game = client.get(f"/v1/games/{game_id}", headers=bearer(token)).get_json()
@@ -90,7 +91,8 @@ def test_hints_are_refused_where_they_must_be(client: FlaskClient, db: Engine) -
 
 
 def test_a_seat_not_to_act_gets_no_hint(client: FlaskClient) -> None:
-    created = client.post("/v1/games", json={"preset": "classic", "seed": 1,
+    deal_next(client.application, 1)
+    created = client.post("/v1/games", json={"preset": "classic",
                                              "seats": [{"kind": "human"}] * 3}).get_json()
     game_id = created["game"]["game_id"]
     to_act = client.get(f"/v1/games/{game_id}").get_json()["view"]["to_act"]
@@ -103,8 +105,9 @@ def test_hints_count_against_the_owner_s_ai_time(client: FlaskClient, db: Engine
     key_row, secret = create_key(CreateKey("app", ("games:create-human", "games:read"),
                                            ai_seconds_per_hour=30), Store(db).uow())
     key = {"X-API-Key": secret}
+    deal_next(client.application, 3)
     created = client.post("/v1/games", headers=key, json={
-        "preset": "classic", "seed": 3, "seats": [{"kind": "human"}] * 3}).get_json()
+        "preset": "classic", "seats": [{"kind": "human"}] * 3}).get_json()
     game_id = created["game"]["game_id"]
     to_act = client.get(f"/v1/games/{game_id}", headers=key).get_json()["view"]["to_act"]
     token = created["tokens"][str(to_act)]

@@ -10,6 +10,7 @@ import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import Engine, func, select
 
+from apps import deal_next
 from engine import Rules
 from services.api.app import MAX_BODY_BYTES
 from services.store.models import ActionRow
@@ -19,6 +20,8 @@ HUMANS = [{"kind": "human"}] * 4
 
 
 def new_game(client: FlaskClient, seats: list[dict[str, Any]] = HUMANS, **extra: Any) -> dict[str, Any]:
+    if "seed" in extra and any(s["kind"] != "ai" for s in seats):  # others sit: drawn
+        deal_next(client.application, extra.pop("seed"))
     response = client.post("/v1/games", json={"preset": "classic", "seats": seats, **extra})
     assert response.status_code == 201, response.get_json()
     return response.get_json()  # type: ignore[no-any-return]

@@ -13,7 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import Engine, update
 
-from apps import inline_app
+from apps import deal_next, inline_app
 from services.commands import CreateKey
 from services.handlers.keys import create_key
 from services.handlers.presence import expire
@@ -38,6 +38,8 @@ def key(db: Engine) -> dict[str, str]:
 
 def create(client: FlaskClient, seats: list[dict[str, Any]], headers: dict[str, str] = {},
            **extra: Any) -> dict[str, Any]:
+    if "seed" in extra and any(s["kind"] != "ai" for s in seats):  # others sit: drawn
+        deal_next(client.application, extra.pop("seed"))
     response = client.post("/v1/games", json={"preset": "classic", "seats": seats, **extra},
                            headers=headers)
     assert response.status_code == 201, response.get_json()

@@ -33,8 +33,8 @@ HUMANS = (SeatSpec("human"),) * 4
 
 def _create(db: FakeDatabase, seats: tuple[SeatSpec, ...] = HUMANS,
             **kwargs: object) -> CreatedGame:
-    return create_game(CreateGame("classic", seats, seed=7, **kwargs),  # type: ignore[arg-type]
-                       db.uow(), LEVELS)
+    return create_game(CreateGame("classic", seats, **kwargs),  # type: ignore[arg-type]
+                       db.uow(), LEVELS, draw=lambda: 7)  # (others sit: a seed is drawn)
 
 
 def _move(db: FakeDatabase, created: CreatedGame, **act_kwargs: object) -> tuple[Act, int]:

@@ -42,8 +42,8 @@ def test_a_hint_is_the_same_whatever_the_cards_the_seat_cannot_see(seed: int) ->
     rng = random.Random(seed)
     db = FakeDatabase()
     seats = tuple(SeatSpec("human") for _ in range(4))
-    created = create_game(CreateGame("classic", seats, seed=seed, rounds=1), db.uow(), LEVELS,
-                          caller=ANONYMOUS)
+    created = create_game(CreateGame("classic", seats, rounds=1), db.uow(), LEVELS,
+                          caller=ANONYMOUS, draw=lambda: seed)
     game_id = created.game.game_id
     stored = db.games[game_id]
     state = stored.game.state

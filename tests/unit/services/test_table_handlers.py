@@ -38,8 +38,8 @@ KEY = Caller(ApiKey("k1", "app", frozenset({"games:create-human", "games:create-
 
 def _create(db: FakeDatabase, *seats: SeatSpec, caller: Caller = ANONYMOUS,
             **kwargs: object) -> CreatedGame:
-    return create_game(CreateGame("classic", seats, seed=7, **kwargs),  # type: ignore[arg-type]
-                       db.uow(), LEVELS, caller=caller)
+    return create_game(CreateGame("classic", seats, **kwargs),  # type: ignore[arg-type]
+                       db.uow(), LEVELS, caller=caller, draw=lambda: 7)  # (others sit: drawn)
 
 
 def _ai_turns(db: FakeDatabase) -> None:
@@ -258,8 +258,8 @@ def test_a_seat_change_leaves_the_turn_alone_unless_the_seat_to_act_changes_hand
     for seed in range(20):  # a deal where a human seat leads
         created = create_game(CreateGame("classic", (SeatSpec("human"), SeatSpec("human"),
                                                      SeatSpec("ai", "easy")),
-                                         seed=seed, turn_timeout_ms=10_000, takeover="easy"),
-                              db.uow(), LEVELS)
+                                         turn_timeout_ms=10_000, takeover="easy"),
+                              db.uow(), LEVELS, draw=lambda: seed)
         if created.game.view.to_act in (0, 1):
             break
     game_id, acting = created.game.game_id, created.game.view.to_act

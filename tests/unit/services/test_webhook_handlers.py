@@ -350,8 +350,8 @@ def test_only_a_key_s_games_tell_webhooks_anything() -> None:
     db = FakeDatabase()
     for caller, told in ((CALLER, True), (Caller(origin=origin_of("10.0.0.7")), False),
                          (Caller(), False)):
-        made = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=1), db.uow(),
-                           LEVELS, caller=caller)
+        made = create_game(CreateGame("classic", (SeatSpec("human"),) * 4), db.uow(),
+                           LEVELS, caller=caller, draw=lambda: 1)
         game = db.games[made.game.game_id].game
         assert bool(hooks_of(game, [], game.events)) == told  # (its first human turn)
 
@@ -402,8 +402,8 @@ def test_an_attempt_this_side_cannot_make_is_a_failed_attempt_not_a_lost_one() -
 
 def test_a_turn_says_the_event_number_it_comes_after() -> None:
     db = FakeDatabase()
-    made = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=1), db.uow(),
-                       LEVELS, caller=CALLER)
+    made = create_game(CreateGame("classic", (SeatSpec("human"),) * 4), db.uow(),
+                       LEVELS, caller=CALLER, draw=lambda: 1)
     game = db.games[made.game.game_id].game
     (turn,) = hooks_of(game, [], game.events)
     assert turn.type == "seat.turn" and turn.data["seq"] == game.events
