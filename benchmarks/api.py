@@ -13,7 +13,7 @@ time each:
   PostgreSQL, answered from memory once a process has read a game: the change feed
   vouches for the states it holds);
 - action: ``POST /v1/games/{id}/actions`` only. The bench created the games with known
-  seeds, so it mirrors each one with the engine and knows the seat to act, its token, a
+  seeds (read from the database: the service drew them), so it mirrors each one with the engine and knows the seat to act, its token, a
   legal action and the version — the load is actions alone.
 
 The load comes from wrk, a C load generator, where it is installed: on a small machine
@@ -42,13 +42,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-from sqlalchemy import make_url
+from sqlalchemy import make_url, select
 
 from benchmarks.ports import bound_socket, free_port
 from engine import Rules, apply, new_series
 from engine.game import generate
 from services.api.serve import API_THREADS, API_WORKER_CLASS, API_WORKERS
 from services.store.db import in_schema, make_engine, recreate
+from services.store.models import GameRow
 
 HUMANS = [{"kind": "human"}] * 4
 RULES = Rules.preset("classic", players=4, rounds=100)
@@ -247,15 +248,15 @@ def bench_api(database_url: str | None, seconds: float = 5.0, clients: int = 32,
     # loses a third of its actions for that alone).
     with gunicorn("benchmarks.hello_app:app", env, clients, shape) as hello_server:
         with gunicorn("bootstrap:api_app()", env, clients, shape) as api_server:
-            tables = _create_games(api_server.port, games)
+            tables, seeds = _create_games(api_server.port, games, url)
             if not use_wrk:
-                runs = _python_round(api_server.port, hello_server.port, tables, clients,
+                runs = _python_round(api_server.port, hello_server.port, tables, seeds, clients,
                                      seconds, {"hello": hello_server.pid,
                                                "view": api_server.pid,
                                                "action": api_server.pid})
                 check = None
             else:
-                progress = _Progress.of(api_server.port, tables, seconds,
+                progress = _Progress.of(api_server.port, tables, seeds, seconds,
                                         rounds * (2 if limited else 1))
         if use_wrk:
             shapes = [(env, None, "")] + ([(limited[0], limited[1], "_limited")]
@@ -403,16 +404,22 @@ def _median(runs: list[dict[str, float]]) -> dict[str, float]:
 Table = tuple[str, dict[str, str]]  # game id, token per seat
 
 
-def _create_games(port: int, games: int) -> list[Table]:
+def _create_games(port: int, games: int, url: str) -> tuple[list[Table], list[int]]:
+    """The games, and the seed each was dealt from, read from the database (the service
+    draws the deal of a game of four humans: no request may choose it)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     tables = []
-    for seed in range(games):
+    for _ in range(games):
         status, created = _call(conn, "POST", "/v1/games", {
-            "preset": "classic", "seats": HUMANS, "rounds": RULES.rounds, "seed": seed})
+            "preset": "classic", "seats": HUMANS, "rounds": RULES.rounds})
         assert status == 201, created
         tables.append((created["game"]["game_id"], created["tokens"]))
     conn.close()
-    return tables
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        drawn = dict(connection.execute(select(GameRow.id, GameRow.seed)).tuples().all())
+    engine.dispose()
+    return tables, [drawn[game_id] for game_id, _ in tables]
 
 
 def _actors(port: int, tables: list[Table]) -> dict[str, str]:
@@ -431,7 +438,8 @@ def _next_action(state: Any) -> Any:
     return next((a for a in legal if a), legal[0])  # a play when there is one
 
 
-def _python_round(port: int, hello_port: int, tables: list[Table], clients: int,
+def _python_round(port: int, hello_port: int, tables: list[Table], seeds: list[int],
+                  clients: int,
                   seconds: float, servers: dict[str, int]
                   ) -> dict[str, list[dict[str, float]]]:
     def measured(name: str, step: Callable[[http.client.HTTPConnection, random.Random, int],
@@ -450,7 +458,7 @@ def _python_round(port: int, hello_port: int, tables: list[Table], clients: int,
         assert status == 200
         return took
 
-    mirrors = {game_id: new_series(RULES, seed) for seed, (game_id, _) in enumerate(tables)}
+    mirrors = {game_id: new_series(RULES, seed) for seed, (game_id, _) in zip(seeds, tables)}
     versions = dict.fromkeys(mirrors, 0)
 
     def action_step(conn: http.client.HTTPConnection, rng: random.Random,
@@ -488,13 +496,14 @@ class _Progress(NamedTuple):
     per_round: int  # planned actions per game and round
 
     @classmethod
-    def of(cls, port: int, tables: list[Table], seconds: float, rounds: int) -> _Progress:
+    def of(cls, port: int, tables: list[Table], seeds: list[int], seconds: float,
+           rounds: int) -> _Progress:
         actors = _actors(port, tables)
         # (a series that ends first bounds the plan: 100 rounds take thousands of actions)
         per_round = math.ceil(_wrk_seconds(seconds) * ACTIONS_PER_S_CEILING * 1.5 / len(tables))
         return cls(tables, [(f"/v1/games/{g}", actors[g]) for g, _ in tables],
                    [_plan(seed, tokens, per_round * rounds)
-                    for seed, (_, tokens) in enumerate(tables)],
+                    for seed, (_, tokens) in zip(seeds, tables)],
                    dict.fromkeys((g for g, _ in tables), 0), per_round)
 
 

@@ -18,6 +18,7 @@ from sqlalchemy import Engine, make_url
 
 from databases import PG_URL, fresh, services_on
 import bootstrap
+from dealt import create_dealt
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.handlers.events import events_after, wait_for_events
 from services.handlers.games import create_game, read_game
@@ -270,7 +271,7 @@ def test_a_move_made_by_another_process_reaches_this_one(
     assert (reads.feed is not None) == notified
     if reads.feed is not None:
         assert wait_until_live(reads.feed)
-    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=11),
+    created = create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=11),
                           uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
     before = read_game(ReadGame(game_id), reads).view  # now held here
@@ -324,7 +325,7 @@ def test_a_backlog_of_notices_is_taken_in_though_nothing_reads(
     gone. (Before the feed's thread followed the socket, this read found version 0.)"""
     db, uow_factory, reads = flood_db
     assert reads.feed is not None and wait_until_live(reads.feed)
-    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
+    created = create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
                           uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
     seat = read_game(ReadGame(game_id), reads).view.to_act  # now held here
@@ -361,7 +362,7 @@ def test_a_long_poll_wakes_on_the_move_it_waits_for(
     notified = db.dialect.name == "postgresql"
     if reads.feed is not None:
         assert wait_until_live(reads.feed)
-    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=12),
+    created = create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=12),
                           uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
     public = read_game(ReadGame(game_id), reads)
@@ -391,7 +392,7 @@ def test_a_version_the_caller_knows_of_is_read_even_before_its_notice_arrives(
     """The feed's window, and what closes it: a request or a task made against a version
     (``at_least``) is never answered from an older state. (SQLite has no window: every
     read asks the database.)"""
-    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
+    created = create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=13),
                           uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
     if reads.feed is not None:  # (a state read before the listener is up is never vouched for)

@@ -10,6 +10,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Engine, func, select, text
 
+from dealt import create_dealt
 from engine import NotYourTurn, UnknownCard, WrongPhase
 from engine.errors import CannotPassLead, IllegalAction
 from databases import UowReads
@@ -36,7 +37,7 @@ HUMANS = (SeatSpec("human"),) * 4
 
 def _new(uow_factory: UowFactory, seats: tuple[SeatSpec, ...] = HUMANS, **kwargs: object):  # type: ignore[no-untyped-def]
     cmd = CreateGame(kwargs.pop("preset", "classic"), seats, **kwargs)  # type: ignore[arg-type]
-    return create_game(cmd, uow_factory(), engines=LEVELS)
+    return create_dealt(cmd, uow_factory(), engines=LEVELS)
 
 
 def _turn(uow_factory: UowFactory, game_id: str, tokens: dict[int, str]) -> GameView:
@@ -86,7 +87,7 @@ def test_one_human_and_three_inline_ais_finish_three_rounds_with_exchanges(
         uow_factory: UowFactory, inline: InlineScheduler) -> None:
     seats = (SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("ai", "normal"),
              SeatSpec("ai", "hard"))
-    created = create_game(CreateGame("classic", seats, rounds=3, seed=4), uow_factory(),
+    created = create_dealt(CreateGame("classic", seats, rounds=3, seed=4), uow_factory(),
                           engines=LEVELS)
     token = created.tokens[0]
     assert set(created.tokens) == {0}
@@ -149,7 +150,7 @@ def test_a_rejected_action_changes_nothing(uow_factory: UowFactory, db: Engine,
 def test_an_ai_seat_cannot_be_played_by_hand_nor_twice(uow_factory: UowFactory) -> None:
     seats = (SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("human"), SeatSpec("human"))
     told = Told(uow_factory)
-    created = create_game(CreateGame("cardverse", seats, seed=2), uow_factory(), engines=LEVELS)
+    created = create_dealt(CreateGame("cardverse", seats, seed=2), uow_factory(), engines=LEVELS)
     game_id = created.game.game_id
     while not told.calls:  # humans play until the AI seat is to act
         turn = _turn(uow_factory, game_id, created.tokens)

@@ -16,6 +16,7 @@ from prometheus_client import REGISTRY
 
 from databases import PG_URL, fresh, pg_url
 from workers.ai import LEVELS
+from dealt import create_dealt
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
 from services.errors import StaleVersion, Unavailable
 from services.handlers.games import create_game, read_game
@@ -211,7 +212,7 @@ def test_concurrent_moves_commit_together_each_checked_against_its_own_game(
             yield cursor
 
     moves._cursor = held
-    games = {name: create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=i),
+    games = {name: create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=i),
                                uow_factory(), engines=LEVELS) for i, name in enumerate("abc")}
     outcomes: dict[str, GameView | Exception] = {}
 

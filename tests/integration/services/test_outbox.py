@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import Engine, func, select, text, update
 
 from databases import PG_URL, fresh
+from dealt import create_dealt
 from engine import observe
 from fakes import Recorder
 from services.commands import Act, CreateGame, SeatSpec
@@ -60,7 +61,7 @@ def _until(condition: Callable[[], bool], at_most_s: float) -> bool:
 
 def test_a_move_writes_its_next_turn_in_its_own_transaction_and_a_refused_one_nothing(
         store: Store, db: Engine) -> None:
-    created = create_game(CreateGame("classic", HUMANS, seed=3, turn_timeout_ms=9000),
+    created = create_dealt(CreateGame("classic", HUMANS, seed=3, turn_timeout_ms=9000),
                           store.uow(), LEVELS)
     assert _waiting(db) == 1  # the first human's time limit
     move = _first_move(store, created)
@@ -69,7 +70,7 @@ def test_a_move_writes_its_next_turn_in_its_own_transaction_and_a_refused_one_no
     with pytest.raises(StaleVersion):  # the same move again: refused, and nothing written
         act(move, store.uow())
     assert _waiting(db) == 2
-    no_limit = create_game(CreateGame("classic", HUMANS, seed=4), store.uow(), LEVELS)
+    no_limit = create_dealt(CreateGame("classic", HUMANS, seed=4), store.uow(), LEVELS)
     act(_first_move(store, no_limit), store.uow())
     assert _waiting(db) == 2  # no time limit, no AI: nothing to set in motion
 
@@ -96,7 +97,7 @@ class Flaky(Recorder):
 
 def test_messages_the_scheduler_could_not_take_stay_and_those_it_took_go(
         store: Store, db: Engine) -> None:
-    ids = [create_game(CreateGame("classic", AIS, seed=n), store.uow(), LEVELS).game.game_id
+    ids = [create_dealt(CreateGame("classic", AIS, seed=n), store.uow(), LEVELS).game.game_id
            for n in range(5)]
     flaky = Flaky(good=2)
     with pytest.raises(ConnectionError):
@@ -108,7 +109,7 @@ def test_messages_the_scheduler_could_not_take_stay_and_those_it_took_go(
 
 
 def test_relays_racing_hand_each_message_over_exactly_once(store: Store, db: Engine) -> None:
-    ids = {create_game(CreateGame("classic", AIS, seed=n), store.uow(), LEVELS).game.game_id
+    ids = {create_dealt(CreateGame("classic", AIS, seed=n), store.uow(), LEVELS).game.game_id
            for n in range(60)}
     recorders = [Recorder() for _ in range(4)]
     start = threading.Barrier(len(recorders))
@@ -131,7 +132,7 @@ def test_a_message_left_by_a_process_that_died_is_handed_over_by_another_relay(
         store: Store, db: Engine) -> None:
     """The committing process's relay never ran (it died after the commit): a relay
     running elsewhere finds the message within 2 s."""
-    game_id = create_game(CreateGame("classic", AIS, seed=1), store.uow(),
+    game_id = create_dealt(CreateGame("classic", AIS, seed=1), store.uow(),
                           LEVELS).game.game_id  # (no relay here: outbox_written does nothing)
     assert _waiting(db) == 1
     elsewhere = Store(db)  # another process's
@@ -146,7 +147,7 @@ def test_a_message_left_by_a_process_that_died_is_handed_over_by_another_relay(
 
 
 def test_the_sent_time_is_the_database_s(store: Store) -> None:
-    create_game(CreateGame("classic", AIS, seed=1), store.uow(), LEVELS)
+    create_dealt(CreateGame("classic", AIS, seed=1), store.uow(), LEVELS)
     with store.uow() as uow:
         claimed = uow.outbox.claim(10)
     assert len(claimed) == 1 and isinstance(claimed[0], TurnMessage)
@@ -179,7 +180,7 @@ def test_a_message_handed_over_late_moves_its_turn_s_due_time_to_the_hand_over(
     """A relay held up (or a slow broker): the copy it hands over expires counted from the
     hand-over, so the game's turn is due from then, and the sweeper leaves it alone until
     that copy can no longer be live. A message handed over in time moves nothing."""
-    late, on_time = (create_game(CreateGame("classic", AIS, seed=seed), store.uow(),
+    late, on_time = (create_dealt(CreateGame("classic", AIS, seed=seed), store.uow(),
                                  LEVELS).game.game_id for seed in (1, 2))
     _written_ago(db, late, 5.0)
     due_on_time = _times(db, on_time)[0]
@@ -232,7 +233,7 @@ def test_the_leader_is_woken_by_another_process_s_commit(pg_store: Store, db: En
     other = Store(db)  # another process
     try:
         assert wake.wait(0.1) and wake.leading
-        created = create_game(CreateGame("classic", HUMANS, seed=2, turn_timeout_ms=1),
+        created = create_dealt(CreateGame("classic", HUMANS, seed=2, turn_timeout_ms=1),
                               other.uow(), LEVELS)
         if writes == "a move":
             relay(other.uow(), Recorder())

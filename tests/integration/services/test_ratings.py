@@ -11,6 +11,7 @@ from typing import Callable
 from sqlalchemy import Engine, func, select
 
 from bootstrap import decide_here
+from dealt import create_dealt
 from engine import observe
 from services.commands import Act, CreateGame, RatingPolicy, RegisterWebhook, SeatSpec
 from services.domain import AI_OWNER, ApiKey, Caller, PlayerRef, rated_player
@@ -39,7 +40,7 @@ def _rated_game(uow_factory: UowFactory, rounds: int = 1, seed: int = 3,
                 player: str = "ann") -> tuple[str, str]:
     seats = (SeatSpec("human", player=player), SeatSpec("ai", "easy"),
              SeatSpec("ai", "normal"), SeatSpec("ai", "hard"))
-    created = create_game(CreateGame("classic", seats, rounds=rounds, seed=seed),
+    created = create_dealt(CreateGame("classic", seats, rounds=rounds, seed=seed),
                           uow_factory(), LEVELS, caller=KEY)
     return created.game.game_id, created.tokens[0]
 
@@ -151,7 +152,7 @@ def test_a_round_queued_twice_is_rated_once(uow_factory: UowFactory, inline: Inl
 def test_an_unrated_game_queues_nothing(uow_factory: UowFactory, inline: InlineScheduler,
                                         db: Engine) -> None:
     seats = (SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("ai", "easy"))
-    created = create_game(CreateGame("classic", seats, rounds=1, seed=1), uow_factory(),
+    created = create_dealt(CreateGame("classic", seats, rounds=1, seed=1), uow_factory(),
                           LEVELS)
     _play_out(uow_factory, created.game.game_id, created.tokens[0])
     assert _queued(db) == 0

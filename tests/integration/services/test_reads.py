@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 
 from databases import UowReads
+from dealt import create_dealt
 from engine import RoundStarted, apply, legal_actions, new_series, observe, parse_action
 from workers.ai import LEVELS
 from services.commands import Act, CreateGame, ReadGame, SeatSpec
@@ -28,7 +29,7 @@ UowFactory = Callable[[], UnitOfWork]
 
 
 def _played(uow_factory: UowFactory, moves: int) -> tuple[str, int]:
-    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=5),
+    created = create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=5),
                           uow_factory(), engines=LEVELS)
     TOKENS[created.game.game_id] = created.tokens
     return created.game.game_id, _play_on(uow_factory, created.game.game_id, 0, moves)

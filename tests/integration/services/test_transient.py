@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from dealt import create_dealt
 from engine import observe
 from services.commands import Act, CreateGame, SeatSpec
 from services.errors import Unavailable
@@ -87,7 +88,7 @@ def test_moves_and_reads_survive_every_connection_being_dropped(db: Engine) -> N
         pytest.skip("PostgreSQL only: an SQLite file has no server to drop connections")
     named = db.url.update_query_dict({"application_name": NAME})  # only this store's
     store = Store(make_engine(named.render_as_string(hide_password=False)), listen_url="off")
-    created = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=5),
+    created = create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=5),
                           store.uow(), LEVELS)
     game_id = created.game.game_id
     for _ in range(2):  # warm the pools: connections to drop

@@ -13,6 +13,7 @@ from sqlalchemy import Engine, select
 
 from databases import UowReads, play_inline, set_last_move
 from fakes import Told
+from dealt import create_dealt
 from engine import PASS, Passed, Played, Rules, View, new_series, observe
 from engine.plays import Action
 from services.commands import CreateGame, ReadGame, SeatSpec, TableDefaults, Turn
@@ -53,7 +54,7 @@ def _first_to_act(seed: int, players: int = 4) -> int:
 
 def _create(uow_factory: UowFactory, seats: tuple[SeatSpec, ...], seed: int,
             **kwargs: Any) -> CreatedGame:
-    created = create_game(CreateGame("classic", seats, seed=seed, **kwargs), uow_factory(),
+    created = create_dealt(CreateGame("classic", seats, seed=seed, **kwargs), uow_factory(),
                           engines=LEVELS)
     assert created.game.view.to_act == _first_to_act(seed, len(seats))
     return created
@@ -122,7 +123,7 @@ def test_a_game_that_says_nothing_gets_the_service_defaults_and_0_means_no_limit
     seats = (SeatSpec("ai", "easy"),) + (HUMAN,) * 3
 
     def made(**kwargs: Any) -> Game:
-        created = create_game(CreateGame("classic", seats, seed=5, **kwargs), uow_factory(),
+        created = create_dealt(CreateGame("classic", seats, seed=5, **kwargs), uow_factory(),
                               defaults=defaults, engines=LEVELS)
         return _load(uow_factory, created.game.game_id)
 

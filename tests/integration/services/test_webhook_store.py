@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from sqlalchemy import Engine, func, select, update
 
+from dealt import create_dealt
 from services.commands import CreateGame, RegisterWebhook, SeatSpec, WebhookPolicy
 from services.domain import Answer, ApiKey, Caller, Delivery, Outcome
 from services.handlers.games import create_game
@@ -45,7 +46,7 @@ def _turns(store: Store, games: int) -> None:
     register(RegisterWebhook("https://hooks.example.com/", ("seat.turn",)), store.uow(),
              CALLER, Allow(), Plain(), POLICY)
     for n in range(games):
-        create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=n), store.uow(),
+        create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=n), store.uow(),
                     LEVELS, caller=CALLER)
 
 
@@ -59,7 +60,7 @@ def test_a_game_s_creation_writes_its_message_in_its_own_transaction(store: Stor
     _turns(store, 3)
     assert _count(db) == 3
     other = Caller(ApiKey("o" * 32, "other", frozenset({"games:create-human"})))  # not its
-    create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=9), store.uow(), LEVELS,
+    create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=9), store.uow(), LEVELS,
                 caller=other)
     assert _count(db) == 3
 

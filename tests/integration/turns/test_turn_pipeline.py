@@ -28,6 +28,7 @@ from sqlalchemy.exc import OperationalError
 
 from databases import REDIS_URL, UowReads, set_last_move
 from fakes import FakeDatabase, Told
+from dealt import create_dealt
 from engine import Played, Rules, View, new_series, observe
 from engine.plays import Action
 from services.commands import CreateGame, ReadGame, SeatSpec
@@ -446,7 +447,7 @@ def test_an_unreachable_broker_raises_and_the_relay_keeps_the_messages() -> None
     unreachable = TurnSettings.from_env({}, broker_url="redis://127.0.0.1:1/0")
     scheduler = CeleryScheduler(make_celery(unreachable), 2.0)
     db = FakeDatabase()
-    create_game(CreateGame("classic", (SeatSpec("ai", "easy"),) * 4, seed=1), db.uow(), LEVELS)
+    create_dealt(CreateGame("classic", (SeatSpec("ai", "easy"),) * 4, seed=1), db.uow(), LEVELS)
     waiting = list(db.outbox)
     assert len(waiting) == 1
     with pytest.raises(Exception):  # kombu's error, once its few quick retries are spent
@@ -521,7 +522,7 @@ SEED = 8
 
 
 def _ai_game(uow_factory: UowFactory, level: str = "hard") -> tuple[str, int]:
-    created = create_game(CreateGame("classic", tuple(SeatSpec("ai", level) for _ in range(4)),
+    created = create_dealt(CreateGame("classic", tuple(SeatSpec("ai", level) for _ in range(4)),
                                      seed=SEED), uow_factory(), engines=LEVELS)
     return created.game.game_id, created.game.view.to_act
 
@@ -607,7 +608,7 @@ def test_a_database_error_is_retried_but_never_falls_back_to_easy(
 def test_the_turn_timeout_and_sweep_tasks_call_the_service(
         pipeline: Callable[..., Pipeline]) -> None:
     p = pipeline(FlakyEngine(AiUnavailable("unused")))
-    human = create_game(CreateGame("classic", (SeatSpec("human"),) * 4, seed=SEED,
+    human = create_dealt(CreateGame("classic", (SeatSpec("human"),) * 4, seed=SEED,
                                    turn_timeout_ms=60_000), p.uow_factory(), engines=LEVELS)
     game_id, seat = human.game.game_id, human.game.view.to_act
     assert p.run("president.turn_timeout", game_id, seat, 0) == "no longer this turn"  # early
