@@ -38,6 +38,7 @@ from services.container import Container
 from services.domain import Caller, hash_token
 from services.errors import BadToken
 from services.handlers.common import accountable
+from services.versioned import VersionedCache
 
 log = logging.getLogger(__name__)
 LEASE_SHARE = 50  # a lease is at most 1/50 of a window's allowance...
@@ -96,6 +97,7 @@ def install(app: APIFlask, keys: Keys) -> None:
     storage = defaulted("PRESIDENT_RATE_STORAGE")
     leases = None if storage == "off" else _leases(storage)
     app.extensions["president.leases"] = leases
+    app.extensions["president.accountable"] = VersionedCache(HELD_MAX)
     rates = {"key": defaulted("PRESIDENT_RATE_KEY"), "token": defaulted("PRESIDENT_RATE_TOKEN"),
              "address": defaulted("PRESIDENT_RATE_ANONYMOUS")}
     for rate in rates.values():
@@ -141,8 +143,7 @@ def _count(leases: Leases | None, keys: Keys, rates: dict[str, str]) -> Response
     game_id = (request.view_args or {}).get("game_id")
     if refused is not None or not isinstance(game_id, str):
         return refused
-    services: Container = current_app.extensions["president"]
-    owner, seat = accountable(services.reads, game_id, token)
+    owner, seat = _accountable(game_id, token)
     if owner is None or seat is None:  # (a token of no seat here: the route refuses it)
         return None
     return _counted(leases, f"key:{owner}", _parsed(keys.rate_of(owner) or rates["key"]))
@@ -169,8 +170,7 @@ def per_seat_and_owner(route: str, game_id: str, token: str | None, caller: Call
     the game (at ``owner_rate``), each counted in turn: the first refusal, or None. A
     caller with neither the game's key nor one of its seats is counted against nobody
     (the route refuses it): nobody spends another's allowance."""
-    services: Container = current_app.extensions["president"]
-    owner, seat = accountable(services.reads, game_id, token)
+    owner, seat = _accountable(game_id, token)
     own = caller.key is not None and caller.key.id == owner
     refused = None
     if seat is not None:
@@ -178,6 +178,28 @@ def per_seat_and_owner(route: str, game_id: str, token: str | None, caller: Call
     if refused is None and owner is not None and (seat is not None or own):
         refused = within(f"{route}-key:{owner}", owner_rate)
     return refused
+
+
+def _accountable(game_id: str, token: str | None) -> tuple[str | None, int | None]:
+    """``handlers.common.accountable``, a token's seat remembered once found (a token
+    opens one seat of one game for good, or nothing; its owner never changes): one read
+    the first time, none after."""
+    if token is None:
+        return accountable(_services().reads, game_id, None)
+    found: VersionedCache[tuple[str, str], tuple[str | None, int]] = \
+        current_app.extensions["president.accountable"]
+    key = (game_id, hash_token(token))
+    held = found.get(key)
+    if held is not None:
+        return held
+    owner, seat = accountable(_services().reads, game_id, token)
+    if seat is not None:
+        found.put(key, (owner, seat))
+    return owner, seat
+
+
+def _services() -> Container:
+    return current_app.extensions["president"]  # type: ignore[no-any-return]
 
 
 def _counted(leases: Leases, client: str, rate: RateLimitItem) -> Response | None:
