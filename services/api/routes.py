@@ -155,7 +155,7 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
                                 "characters")
     _heard(game_id, token, caller)
     return game_response(act(Act(game_id, token, json_data.action, json_data.version, key),
-                             services.uow()), _rendered())
+                             services.uow(), caller), _rendered())
 
 
 @v1.get("/games/<string:game_id>/events")
