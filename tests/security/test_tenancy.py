@@ -141,6 +141,22 @@ def test_playing_an_ai_level_under_one_key_leaves_another_s_rating_of_it(
     assert (easy["mu"], easy["rounds"]) == (pool["mu"], 1)
 
 
+@pytest.fixture
+def open_client(db: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[FlaskClient]:
+    monkeypatch.setenv("PRESIDENT_AUTH", "open")
+    with inline_app(db).test_client() as c:
+        yield c
+
+
+def test_without_a_key_the_ai_pages_show_the_caller_s_own_games_only(
+        open_client: FlaskClient, db: Engine) -> None:
+    alice = _key(db, "alice's app")
+    game_id = _rated(open_client, alice, "ann", seed=1)
+    rate_all(Store(db).uow, RatingPolicy(min_rounds=0))
+    assert game_id in _games_in(_ai_page(open_client, alice, "easy"))
+    assert _ai_page(open_client, {}, "easy")["pools"] == []  # (its origin's games: none)
+
+
 # Every route that takes a game id: (method, path after the id, JSON body).
 ROUTES = [
     ("get", "", None), ("get", "/events", None), ("get", "/events/stream", None),
