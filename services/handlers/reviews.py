@@ -22,8 +22,8 @@ from engine.state import State
 from services.commands import ReviewPolicy
 from services.domain import LARGEST_NUMBER, Caller, Decision, Game, Review
 from services.errors import (
-    BadToken, GameNotFound, HintsForbidden, QuotaExceeded, ReviewNotFound, RoundNotFound, RoundNotOver,
-    Unavailable,
+    BadToken, GameNotFound, HintsForbidden, QuotaExceeded, ReviewNotFound, RoundNotFound,
+    RoundNotOver, Unavailable,
 )
 from services.handlers.common import read, seat_of, visible
 from services.handlers.turns import charge_ai_time, refuse_past_quota

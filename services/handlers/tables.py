@@ -19,8 +19,8 @@ from config import tracing
 from engine import Event, new_series_with_events
 from services.commands import Join, Start
 from services.domain import (
-    ANONYMOUS, Caller, Game, Seat, ServiceEvent, TableEvent, hash_token, invite_hash, new_invite_code,
-    new_seed, new_token,
+    ANONYMOUS, Caller, Game, Seat, ServiceEvent, TableEvent, hash_token, invite_hash,
+    new_invite_code, new_seed, new_token,
 )
 from services.errors import (
     GameFull, GameSeeded, InvalidSeat, InviteNotFound, MissingScope, NotActive, NotHost,

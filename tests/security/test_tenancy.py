@@ -113,7 +113,7 @@ def test_another_key_s_games_players_and_ai_pages_show_nothing_of_it(
     assert seated == []  # bob's player sat in it, but it is alice's game
     for level in ("easy", "normal"):
         assert _ai_page(client, bob, level)["pools"] == []
-    board = client.get("/v1/leaderboards/classic-4?limit=100", headers=bob).get_json()  # 4 seats
+    board = client.get("/v1/leaderboards/classic-4?limit=100", headers=bob).get_json()
     assert {s["player_id"] for s in board["standings"]} == {"bo"}  # no AI alice's games rated
     assert client.get("/v1/players/ann", headers=bob).status_code == 404
     exported = client.get("/v1/games/export", headers=bob)

@@ -229,7 +229,7 @@ def test_a_rated_round_tells_the_key_s_webhooks_its_players_new_ratings(
     rate_all(uow_factory, POLICY)
     with db.connect() as connection:
         sent = connection.execute(select(WebhookMessageRow.type, WebhookMessageRow.data)).all()
-    assert [kind for kind, _ in sent] == ["rating.changed"]  # ann's: the AI levels are nobody's to hear of
+    assert [kind for kind, _ in sent] == ["rating.changed"]  # ann's, not the AI levels'
     data = sent[0][1]
     with uow_factory() as uow:
         stored = uow.ratings.get("classic-4", [PlayerRef("k1", "ann")])[PlayerRef("k1", "ann")]
