@@ -110,14 +110,17 @@ SETTINGS = (
             "the probes, the rules, the docs, the play page and a seat token's own calls "
             "needs an `X-API-Key` (what `deploy/` sets)"),
     Setting("PRESIDENT_RATE_STORAGE", "memory://",
-            "where the rate limits count: `memory://` (each process its own), "
-            "`redis://…` (shared: what `deploy/` sets), `off`: no limits"),
+            "where the rate limits count: `memory://` (each process its own: n API "
+            "processes let n times a limit through), `redis://…` (shared by every process: "
+            "what `deploy/` sets), `off`: no limits"),
     Setting("PRESIDENT_RATE_KEY", "6000/minute",
             "requests per client key, unless the key has its own (`keys create --rate`)"),
     Setting("PRESIDENT_RATE_TOKEN", "600/minute",
-            "requests per seat token sent without a client key"),
+            "requests per seat token sent without a client key (counted under the "
+            "client address too, and under the key owning the token's game)"),
     Setting("PRESIDENT_RATE_ANONYMOUS", "1200/minute",
-            "requests per client address, with neither a key nor a token"),
+            "requests per client address without a client key: a ceiling over all its "
+            "anonymous and seat-token calls"),
     Setting("PRESIDENT_QUOTA_GAMES_KEY", "1000",
             "games under way a client key may hold, unless it has its own quota "
             "(`keys create --max-active-games`)"),

@@ -21,6 +21,7 @@ from typing import IO
 from honcho.environ import parse_procfile
 from honcho.manager import Manager
 
+from config.files import private_dir
 from config.settings import defaulted
 from workers.ai import LEVELS
 
@@ -59,7 +60,7 @@ class AlreadyRunning(RuntimeError):
 def lock(var_dir: Path) -> IO[str]:
     """Hold ``var/president.lock`` for as long as this process lives (the kernel lets it
     go however the process ends)."""
-    var_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(var_dir)
     handle = (var_dir / "president.lock").open("a+")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

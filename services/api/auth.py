@@ -50,6 +50,7 @@ class Keys:
         self.required = mode == "keys"
         self._key_quota, self._anonymous_quota = key_quota, anonymous_quota
         self._live: VersionedCache[str, tuple[ApiKey, float]] = VersionedCache(1024)
+        self._rates: VersionedCache[str, str | None] = VersionedCache(1024)  # by key id
 
     def caller(self, token_call: bool) -> Caller:
         """The request's caller. ``token_call``: the request carries a seat token, which
@@ -94,4 +95,10 @@ class Keys:
             return held[0]
         key = authenticate(secret, self._uow())  # BadKey: unknown or revoked
         self._live.put(digest, (key, now + TRUST_S))
+        self._rates.put(key.id, key.rate)
         return key
+
+    def rate_of(self, key_id: str) -> str | None:
+        """The own rate of key ``key_id`` as last seen here (None: the default's, or not
+        seen: a game's seat tokens count under their owner's key at its rate)."""
+        return self._rates.get(key_id)

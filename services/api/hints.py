@@ -10,7 +10,7 @@ from flask import Response, current_app
 
 from config.settings import defaulted
 from services.api.auth import Keys, bearer_token
-from services.api.limits import per_seat_and_key
+from services.api.limits import per_seat_and_owner
 from services.api.schemas import HintIn, HintOut, problems
 from services.container import Container
 from services.domain import Hint
@@ -43,9 +43,9 @@ def post_hint(game_id: str, json_data: HintIn) -> dict[str, Any] | Response:
     caller = keys.caller(token_call=True)
     if services.adviser is None:
         raise HintsForbidden("this service gives no hints")
-    refused = per_seat_and_key("hint", token, None if caller.key is None else caller.key.id,
-                               defaulted("PRESIDENT_HINTS_RATE_SEAT"),
-                               defaulted("PRESIDENT_HINTS_RATE_KEY"))
+    refused = per_seat_and_owner("hint", game_id, token, caller,
+                                 defaulted("PRESIDENT_HINTS_RATE_SEAT"),
+                                 defaulted("PRESIDENT_HINTS_RATE_KEY"))
     if refused is not None:
         return refused
     return hint_json(hint(game_id, token, json_data.level, json_data.budget_ms,

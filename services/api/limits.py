@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import re
 import threading
 import time
 from typing import NamedTuple
@@ -31,14 +32,19 @@ from limits import RateLimitItem, parse
 from limits.storage import Storage, storage_from_string
 
 from config.settings import defaulted
-from services.api.auth import Keys
+from services.api.auth import KEY_HEADER, Keys, bearer_token
 from services.api.problems import problem
-from services.domain import hash_token
+from services.container import Container
+from services.domain import Caller, hash_token
+from services.errors import BadToken
+from services.handlers.common import accountable
 
 log = logging.getLogger(__name__)
 LEASE_SHARE = 50  # a lease is at most 1/50 of a window's allowance...
 LEASE_MAX = 100  # ...and at most this many requests
 HELD_MAX = 4096  # windows a process keeps leases for (past it, it forgets them all)
+MALFORMED = "this is no seat token: send one as 'Authorization: Bearer <token>'"
+TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{43}")  # secrets.token_urlsafe(32)
 
 
 class Window(NamedTuple):
@@ -88,12 +94,8 @@ class Leases:
 
 def install(app: APIFlask, keys: Keys) -> None:
     storage = defaulted("PRESIDENT_RATE_STORAGE")
-    if storage == "off":
-        return
-    counts = storage_from_string(storage)
-    if not isinstance(counts, Storage):  # (an ``async+…`` URI: not for a WSGI app)
-        raise ValueError(f"PRESIDENT_RATE_STORAGE: {storage!r} is not a synchronous storage")
-    leases = app.extensions["president.leases"] = Leases(counts)
+    leases = None if storage == "off" else _leases(storage)
+    app.extensions["president.leases"] = leases
     rates = {"key": defaulted("PRESIDENT_RATE_KEY"), "token": defaulted("PRESIDENT_RATE_TOKEN"),
              "address": defaulted("PRESIDENT_RATE_ANONYMOUS")}
     for rate in rates.values():
@@ -103,9 +105,52 @@ def install(app: APIFlask, keys: Keys) -> None:
     def count() -> Response | None:
         if not request.path.startswith("/v1/"):
             return None
-        client, key = keys.client()
-        return _counted(leases, client, _parsed(key.rate if key is not None and key.rate
-                                                else rates[client.partition(":")[0]]))
+        return _count(leases, keys, rates)
+
+
+def _leases(storage: str) -> Leases:
+    counts = storage_from_string(storage)
+    if not isinstance(counts, Storage):  # (an ``async+…`` URI: not for a WSGI app)
+        raise ValueError(f"PRESIDENT_RATE_STORAGE: {storage!r} is not a synchronous storage")
+    return Leases(counts)
+
+
+def _count(leases: Leases | None, keys: Keys, rates: dict[str, str]) -> Response | None:
+    """A request counted under its live key; else under its address (a ceiling over all
+    its unauthenticated and token traffic), then its token, then the key owning the
+    game the token holds a seat of. A malformed token is refused before any of it is
+    read; a well-formed one is looked up only within the address's limit."""
+    malformed = "Authorization" in request.headers and not well_formed(bearer_token())
+    if leases is None:  # (PRESIDENT_RATE_STORAGE=off: no counts, the shape still holds)
+        if malformed:
+            raise BadToken(MALFORMED)
+        return None
+    secret = request.headers.get(KEY_HEADER)
+    key = None if secret is None or malformed else keys.peek(secret)
+    if key is not None:
+        return _counted(leases, f"key:{key.id}", _parsed(key.rate or rates["key"]))
+    refused = _counted(leases, f"address:{request.remote_addr}", _parsed(rates["address"]))
+    token = bearer_token()
+    if refused is not None:
+        return refused
+    if malformed:
+        raise BadToken(MALFORMED)
+    if token is None:
+        return None
+    refused = _counted(leases, f"token:{hash_token(token)[:32]}", _parsed(rates["token"]))
+    game_id = (request.view_args or {}).get("game_id")
+    if refused is not None or not isinstance(game_id, str):
+        return refused
+    services: Container = current_app.extensions["president"]
+    owner, seat = accountable(services.reads, game_id, token)
+    if owner is None or seat is None:  # (a token of no seat here: the route refuses it)
+        return None
+    return _counted(leases, f"key:{owner}", _parsed(keys.rate_of(owner) or rates["key"]))
+
+
+def well_formed(token: str | None) -> bool:
+    """Whether ``token`` could be a seat token at all (``new_token``'s shape)."""
+    return token is not None and TOKEN_SHAPE.fullmatch(token) is not None
 
 
 def within(client: str, rate: str) -> Response | None:
@@ -117,15 +162,21 @@ def within(client: str, rate: str) -> Response | None:
     return _counted(leases, client, _parsed(rate))
 
 
-def per_seat_and_key(route: str, token: str | None, key_id: str | None, seat_rate: str,
-                     key_rate: str) -> Response | None:
-    """A route's limits per seat (the token's, if any, at ``seat_rate``) and per client
-    key (if any, at ``key_rate``), each counted in turn: the first refusal, or None."""
+def per_seat_and_owner(route: str, game_id: str, token: str | None, caller: Caller,
+                       seat_rate: str, owner_rate: str) -> Response | None:
+    """A route's limits per seat of ``game_id`` (the token's, at ``seat_rate``: the seat,
+    not the token, so leaving and joining again starts no new count) and per key owning
+    the game (at ``owner_rate``), each counted in turn: the first refusal, or None. A
+    caller with neither the game's key nor one of its seats is counted against nobody
+    (the route refuses it): nobody spends another's allowance."""
+    services: Container = current_app.extensions["president"]
+    owner, seat = accountable(services.reads, game_id, token)
+    own = caller.key is not None and caller.key.id == owner
     refused = None
-    if token is not None:
-        refused = within(f"{route}-seat:{hash_token(token)[:32]}", seat_rate)
-    if refused is None and key_id is not None:
-        refused = within(f"{route}-key:{key_id}", key_rate)
+    if seat is not None:
+        refused = within(f"{route}-seat:{game_id}:{seat}", seat_rate)
+    if refused is None and owner is not None and (seat is not None or own):
+        refused = within(f"{route}-key:{owner}", owner_rate)
     return refused
 
 

@@ -14,7 +14,7 @@ from flask import Response, current_app, stream_with_context
 from config.settings import defaulted
 from services.api import draining
 from services.api.auth import Keys, bearer_token
-from services.api.limits import per_seat_and_key
+from services.api.limits import per_seat_and_owner
 from services.api.schemas import ReviewOut, ReviewQuery, problems
 from services.api.streams import slot
 from services.container import Container
@@ -59,9 +59,9 @@ def review_json(review: Review) -> dict[str, Any]:
                         **problems(400, 401, 403, 404, 409, 429, 503)})
 def post_review(game_id: str, round_no: int) -> tuple[dict[str, Any], int] | Response:
     services, queue, token, caller = _services()
-    refused = per_seat_and_key("review", token, None if caller.key is None else caller.key.id,
-                               defaulted("PRESIDENT_REVIEWS_RATE_SEAT"),
-                               defaulted("PRESIDENT_REVIEWS_RATE_KEY"))
+    refused = per_seat_and_owner("review", game_id, token, caller,
+                                 defaulted("PRESIDENT_REVIEWS_RATE_SEAT"),
+                                 defaulted("PRESIDENT_REVIEWS_RATE_KEY"))
     if refused is not None:
         return refused
     review = request_review(game_id, round_no, token, caller, services.reads, services.uow,

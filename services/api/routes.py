@@ -60,20 +60,21 @@ def _caller(token: str | None) -> Caller:
     return keys.caller(token_call=token is not None)
 
 
-def _heard(game_id: str, token: str | None, caller: Caller) -> None:
-    """A seat token's request: its human is connected (``handlers.presence``)."""
-    _hearing()(game_id, token, caller)
+def _heard(game_id: str, token: str | None, caller: Caller) -> bool:
+    """A seat token's request has succeeded: its human is connected
+    (``handlers.presence``); whether that was news (a seat change written). Called only
+    after the request's own work: a refused request writes nothing."""
+    return _hearing()(game_id, token, caller)
 
 
-def _hearing() -> Callable[[str, str | None, Caller], None]:
+def _hearing() -> Callable[[str, str | None, Caller], bool]:
     """``_heard`` for a stream's generator, which runs outside the request's context."""
     presence: Presence = current_app.extensions["president.presence"]
     reads = _services().reads
 
-    def heard(game_id: str, token: str | None, caller: Caller) -> None:
-        if token is not None:
-            presence.heard(game_id, token, lambda: read_game(ReadGame(game_id, token), reads,
-                                                             caller=caller))
+    def heard(game_id: str, token: str | None, caller: Caller) -> bool:
+        return token is not None and presence.heard(
+            game_id, token, lambda: read_game(ReadGame(game_id, token), reads, caller=caller))
 
     return heard
 
@@ -133,8 +134,9 @@ def post_game(json_data: CreateGameIn) -> dict[str, Any]:
 def get_game(game_id: str) -> Response:
     token = _token(required=False)
     caller = _caller(token)
-    _heard(game_id, token, caller)  # first: the view says it is connected
     view = read_game(ReadGame(game_id, token), _services().reads, caller=caller)
+    if _heard(game_id, token, caller):  # the view then says it is connected
+        view = read_game(ReadGame(game_id, token), _services().reads, caller=caller)
     return game_response(view, _rendered(), request.headers.get("If-None-Match"))
 
 
@@ -153,9 +155,10 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
     if key is not None and (len(key) > KEY_LENGTH or not key.isprintable()):
         raise BadIdempotencyKey(f"an Idempotency-Key is at most {KEY_LENGTH} printable "
                                 "characters")
-    _heard(game_id, token, caller)
-    return game_response(act(Act(game_id, token, json_data.action, json_data.version, key),
-                             services.uow(), caller), _rendered())
+    played = act(Act(game_id, token, json_data.action, json_data.version, key),
+                 services.uow(), caller)
+    _heard(game_id, token, caller)  # (a seat change: the version the client holds stands)
+    return game_response(played, _rendered())
 
 
 @v1.get("/games/<string:game_id>/events")
@@ -167,17 +170,20 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
 def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
     token = _token(required=False)
     caller = _caller(token)
-    _heard(game_id, token, caller)
     if not query_data.wait:
         events, last = events_after(game_id, token, query_data.after, _services().reads,
                                     caller=caller)
     else:  # a long poll holds a slot while it waits
+        events_after(game_id, token, query_data.after, _services().reads, limit=1,
+                     caller=caller)  # (refused before it is heard from, or holds a slot)
+        _heard(game_id, token, caller)
         give_back = slot(game_id)
         try:
             events, last = wait_for_events(game_id, token, query_data.after, query_data.wait,
                                            _services().reads, caller, draining.stopping.is_set)
         finally:
             give_back()
+    _heard(game_id, token, caller)
     return {"events": [event_json(e) for e in events], "last": last}
 
 

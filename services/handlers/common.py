@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Protocol, TypeVar
 
 from engine import State, parse_action, replay
-from services.domain import Caller, Game, GameSummary, Seat
+from services.domain import ORIGIN, Caller, Game, GameSummary, Seat
 from services.errors import BadCursor, BadStatus, BadToken, GameNotFound
 from services.ports import UnitOfWork
 
@@ -101,3 +101,15 @@ def replay_log(uow: UnitOfWork, game: Game, version: int | None = None) -> State
     (by default the game's version as read: a move committed since is left out)."""
     actions = uow.games.actions(game.id)[:game.version if version is None else version]
     return replay(game.state.rules, game.state.seed, [parse_action(a) for a in actions])
+
+
+def accountable(source: Source, game_id: str, token: str | None) -> tuple[str | None, int | None]:
+    """Whom a call on ``game_id`` counts against, as the game is held here: the game's
+    owner (None: no such game, or an anonymous one) and the seat ``token`` holds (None:
+    none). Reads no seats again: a token not found is the route's to refuse."""
+    game = source.get(game_id)
+    if game is None:
+        return None, None
+    seat = None if token is None else game.seat_of(token)
+    owner = None if game.owner is None or game.owner.startswith(ORIGIN) else game.owner
+    return owner, None if seat is None else seat.seat

@@ -34,23 +34,26 @@ class Presence:
         self._told: VersionedCache[tuple[str, str], float] = VersionedCache(size)
         self._clock = clock
 
-    def heard(self, game_id: str, token: str, seen: Callable[[], GameView]) -> None:
+    def heard(self, game_id: str, token: str, seen: Callable[[], GameView]) -> bool:
         """The human of the seat ``token`` opens was heard from just now; ``seen()``
-        gives the game as that seat sees it (read only when this process writes)."""
+        gives the game as that seat sees it (read only when this process writes).
+        Whether the seat was not connected before (its coming is written)."""
         key, now = (game_id, hash_token(token)), self._clock()
         told = self._told.get(key)
         if told is not None and now - told < TOUCH_EVERY_S:
-            return
+            return False
         self._told.put(key, now)
         view = seen()
         if (view.seat is None or view.seats[view.seat].kind != "human"
                 or view.status in ("over", "cancelled")):
-            return
+            return False
         with self._uow() as uow:
             uow.games.touch(game_id, view.seat)
             uow.commit()
-        if not view.seats[view.seat].connected:
-            _mark(self._uow(), game_id, view.seat, True)
+        if view.seats[view.seat].connected:
+            return False
+        _mark(self._uow(), game_id, view.seat, True)
+        return True
 
 
 def expire(uow_factory: Callable[[], UnitOfWork], after_s: float = WINDOW_S) -> int:

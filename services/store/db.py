@@ -19,6 +19,7 @@ import sqlalchemy
 from sqlalchemy import URL, Engine, event, text
 from sqlalchemy.orm import sessionmaker, Session
 
+from config.files import private_file
 from config.settings import setting
 from services.jsoncodec import dumps, loads
 
@@ -44,7 +45,7 @@ def make_engine(url: str | None = None, *, autocommit: bool = False) -> Engine:
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            private_file(Path(path))
         engine = sqlalchemy.create_engine(url, connect_args={"timeout": 30}, **options)
         event.listen(engine, "connect", _sqlite_pragmas)
     else:

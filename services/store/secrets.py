@@ -14,6 +14,8 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, MultiFernet
 
+from config.files import private_dir
+
 KEY_FILE = "secret.key"
 
 
@@ -42,7 +44,7 @@ def machine_key(path: Path) -> str:
     new key is written whole to a file of its own, then linked in place: of processes
     racing, one links its key and all read that one."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         mine = path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex}")
         descriptor = os.open(mine, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "w") as file:

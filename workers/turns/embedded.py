@@ -18,6 +18,8 @@ from kombu.transport import sqlalchemy as sqla_transport
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import OperationalError
 
+from config.files import private_file
+
 
 def is_embedded(broker_url: str) -> bool:
     return broker_url.startswith("sqla+")
@@ -31,7 +33,7 @@ def _database_url(broker_url: str) -> str:
     url = broker_url.removeprefix("sqla+")
     path = url.split("///", 1)[-1]
     if url.startswith("sqlite") and path and path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        private_file(Path(path))
     return url
 
 

@@ -34,16 +34,22 @@ USER_AGENT = "president-webhooks/1"
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
-# IPv6 prefixes whose last 32 bits are an IPv4 address routed to (NAT64, RFC 6052 and
-# RFC 8215): 64:ff9b::7f00:1 is 127.0.0.1 wherever a NAT64 gateway is.
-NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+# IPv6 prefixes that stand for IPv4 addresses a gateway translates to, whatever they
+# are: SIIT's (RFC 6145), NAT64's (RFC 6052, RFC 8215), 6to4's (RFC 3056). Which address
+# is reached is the gateway's business, not what is checked here: never called.
+TRANSLATED = tuple(ipaddress.IPv6Network(prefix) for prefix in (
+    "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16"))
+REFUSED = ("the webhook URL's host does not resolve to an address this service calls "
+           "(one on the public internet)")  # (the same whatever it resolved to, or not)
 
 
 def refused(address: Address, private: str) -> bool:
     """Whether an endpoint may not be called at ``address``. An IPv4 address mapped into
     IPv6 is judged as itself; one embedded in another of IPv6's forms, as itself too,
-    and the IPv6 address as well."""
+    and the IPv6 address as well; a translated one never."""
     if isinstance(address, ipaddress.IPv6Address):
+        if any(address in prefix for prefix in TRANSLATED):
+            return True
         if address.ipv4_mapped is not None:
             address = address.ipv4_mapped
         elif (inner := _ipv4_in(address)) is not None and refused(inner, private):
@@ -56,15 +62,12 @@ def refused(address: Address, private: str) -> bool:
 
 
 def _ipv4_in(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one carries: compatible (::a.b.c.d), 6to4 (2002::/16),
-    Teredo's client (2001::/32) or NAT64's."""
-    value = int(address)
-    if address.sixtofour is not None:
-        return address.sixtofour
+    """The IPv4 address an IPv6 one carries: compatible (::a.b.c.d) or Teredo's client
+    (2001::/32)."""
     if address.teredo is not None:
         return address.teredo[1]
-    if any(address in prefix for prefix in NAT64) or 1 < value < 2 ** 32:
-        return ipaddress.IPv4Address(value & 0xFFFFFFFF)
+    if 1 < int(address) < 2 ** 32:
+        return ipaddress.IPv4Address(int(address))
     return None
 
 
@@ -94,15 +97,11 @@ class HttpSender:
         try:
             port = parts.port or (443 if parts.scheme == "https" else 80)
             found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except (socket.gaierror, UnicodeError, ValueError) as error:
-            raise UrlRefused(f"the host {host[:100]!r} of the webhook URL does not resolve: "
-                             f"{error}") from None
+        except (socket.gaierror, UnicodeError, ValueError):
+            raise UrlRefused(REFUSED) from None
         addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
-        bad = [a for a in addresses if refused(a, self._private)]
-        if bad or not addresses:
-            raise UrlRefused(f"the webhook URL's host resolves to {bad[0] if bad else 'nothing'}"
-                             f", an address this service does not call (loopback, private, "
-                             f"link-local or reserved)")
+        if not addresses or any(refused(a, self._private) for a in addresses):
+            raise UrlRefused(REFUSED)
         return addresses[0]
 
     def send(self, url: str, webhook_id: str, body: str, secret: str) -> Answer:

@@ -76,9 +76,14 @@ def test_a_private_game_s_table_is_not_told_to_exist_to_a_stranger(
     owner = _key(db)
     game_id = _made(client, {**HUMANS, "visibility": "private"}, **owner)["game"]["game_id"]
     body = {"json": {}} if path == "start" else {}  # (start reads a body)
-    for stranger in ({}, _key(db), {"Authorization": "Basic x"}):
+    for stranger in ({}, _key(db)):
         answer = client.post(f"/v1/games/{game_id}/{path}", headers=stranger, **body)
         assert_problem(answer, 404, "game_not_found")
+    # a malformed credential is refused before any game is looked at: as for no game
+    malformed = {"Authorization": "Basic x"}
+    for target in (game_id, "0" * 32):
+        answer = client.post(f"/v1/games/{target}/{path}", headers=malformed, **body)
+        assert_problem(answer, 401, "bad_token")
     answer = client.post(f"/v1/games/{game_id}/{path}", headers=owner, **body)  # (active)
     assert_problem(answer, 409, "game_not_waiting")
 

@@ -63,14 +63,23 @@ def event_types(client: FlaskClient, game_id: str, headers: dict[str, str] = {})
 
 
 def play_out(client: FlaskClient, game_id: str, tokens: list[str]) -> None:
-    """Every human seat plays its first legal play when its turn comes, to the end."""
+    """Every human seat plays its first legal play when its turn comes, to the end, each
+    from its own address (four clients: the address's limit is each one's ceiling)."""
+    def seen(n: int) -> dict[str, Any]:
+        response = client.get(f"/v1/games/{game_id}", headers=bearer(tokens[n]),
+                              environ_base={"REMOTE_ADDR": f"10.0.0.{n + 1}"})
+        assert response.status_code == 200, response.get_json()
+        return response.get_json()  # type: ignore[no-any-return]
+
     while True:
-        views = [game(client, game_id, bearer(t)) for t in tokens]
+        views = [seen(n) for n in range(len(tokens))]
         if views[0]["status"] == "over":
             return
-        for token, view in zip(tokens, views):
+        for n, view in enumerate(views):
             if view["view"]["to_act"] == view["view"]["seat"]:
-                response = client.post(f"/v1/games/{game_id}/actions", headers=bearer(token),
+                response = client.post(f"/v1/games/{game_id}/actions",
+                                       headers=bearer(tokens[n]),
+                                       environ_base={"REMOTE_ADDR": f"10.0.0.{n + 1}"},
                                        json={"action": first_play(view),
                                              "version": view["version"]})
                 assert response.status_code in (200, 409), response.get_json()
