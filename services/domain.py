@@ -248,26 +248,28 @@ class PlayedFor:
         return cls(int(data["seat"]), str(data["reason"]), str(data["policy"]))  # type: ignore[call-overload]
 
 
-AI_OWNER = ""  # the AI levels are players of no key: every key sees them
-AI_PREFIX = "ai:"  # their player ids ("ai:hard"): no key's player has one
+AI_PREFIX = "ai:"  # the AI levels' player ids ("ai:hard"): no key's player has one
 
 
 class PlayerRef(NamedTuple):
-    """A rated player: a key's player (``owner``: the key's id), or an AI level
-    (``owner`` ``AI_OWNER``, ``player`` ``ai:<level>``)."""
+    """A rated player: a key's player (``owner``: the key's id), or an AI level as one
+    tenant sees it (``owner``: the tenant, the owner of the games it played;
+    ``player``: ``ai:<level>``). Each tenant rates the AI levels apart, so that no key
+    moves another's view of them."""
 
     owner: str
     player: str
 
 
-def rated_player(seat: Seat) -> PlayerRef | None:
+def rated_player(seat: Seat, tenant: str | None) -> PlayerRef | None:
     """Whom a seat's rounds rate: its player (also for the rounds an AI plays for it
-    once it left: leaving does not escape them), else its AI level; None: a person with
-    no player id, who is not rated."""
+    once it left: leaving does not escape them), else its AI level in ``tenant`` (the
+    game's owner); None: a person with no player id, or an AI in a game of no owner,
+    who are not rated."""
     if seat.player is not None and seat.player_key is not None:
         return PlayerRef(seat.player_key, seat.player)
-    if seat.kind == "ai" and seat.engine is not None:
-        return PlayerRef(AI_OWNER, AI_PREFIX + seat.engine)
+    if seat.kind == "ai" and seat.engine is not None and tenant is not None:
+        return PlayerRef(tenant, AI_PREFIX + seat.engine)
     return None
 
 

@@ -173,8 +173,8 @@ class PlayerRepository(Protocol):
 
     def games(self, key: str, player: str, status: str | None, limit: int,
               before: tuple[datetime, str] | None) -> list[GameSummary]:
-        """The games the player has (or had) a seat in, newest first, strictly after the
-        ``before`` (created_at, id) cursor."""
+        """The key's own games the player has (or had) a seat in, newest first,
+        strictly after the ``before`` (created_at, id) cursor."""
 
 
 class RatingRepository(Protocol):
@@ -202,9 +202,9 @@ class RatingRepository(Protocol):
 
     def board(self, pool: str, owner: str, min_rounds: int, limit: int,
               after: tuple[float, str, str, int] | None) -> list[Standing]:
-        """``owner``'s players and the AI levels in ``pool`` with ``min_rounds`` at
-        least, best ordinal first, strictly after the ``after`` (ordinal, owner, player,
-        rank) cursor."""
+        """``owner``'s players and the AI levels as ``owner``'s games rated them, in
+        ``pool`` with ``min_rounds`` at least, best ordinal first, strictly after the
+        ``after`` (ordinal, owner, player, rank) cursor."""
 
     def around(self, pool: str, owner: str, ref: PlayerRef, min_rounds: int,
                count: int) -> list[Standing]:

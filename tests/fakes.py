@@ -293,7 +293,8 @@ class FakePlayers:
                        reverse=True)
         return [GameSummary(s.game.id, s.game.status, s.game.preset, s.game.version,
                             s.created_at, s.game.seats) for s in games
-                if any(x.player == player and x.player_key == key for x in s.game.seats)
+                if s.game.owner == key
+                and any(x.player == player and x.player_key == key for x in s.game.seats)
                 and (status is None or s.game.status == status)
                 and (before is None or (s.created_at, s.game.id) < before)][:limit]
 

@@ -49,4 +49,5 @@ def post_hint(game_id: str, json_data: HintIn) -> dict[str, Any] | Response:
     if refused is not None:
         return refused
     return hint_json(hint(game_id, token, json_data.level, json_data.budget_ms,
-                          json_data.seed, services.reads, services.uow, services.adviser))
+                          json_data.seed, services.reads, services.uow, services.adviser,
+                          caller=caller))

@@ -155,7 +155,8 @@ def post_action(game_id: str, json_data: ActIn) -> Response:
     if key is not None and (len(key) > KEY_LENGTH or not key.isprintable()):
         raise BadIdempotencyKey(f"an Idempotency-Key is at most {KEY_LENGTH} printable "
                                 "characters")
-    played = act(Act(game_id, token, json_data.action, json_data.version, key), services.uow())
+    played = act(Act(game_id, token, json_data.action, json_data.version, key),
+                 services.uow(), caller)
     _heard(game_id, token, caller)  # (a seat change: the version the client holds stands)
     return game_response(played, _rendered())
 

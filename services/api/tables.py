@@ -99,8 +99,8 @@ def post_invite(game_id: str) -> dict[str, Any]:
             responses=problems(401, 404, 409))
 def post_leave(game_id: str) -> dict[str, Any]:
     token = _token()
-    _caller(token)  # a key sent along must be a live one
-    return game_json(leave(game_id, token, _services().uow()))
+    caller = _caller(token)  # a key sent along must be a live one
+    return game_json(leave(game_id, token, _services().uow(), caller))
 
 
 @tables.post(f"{GAME}/rematch")
@@ -111,8 +111,7 @@ def post_leave(game_id: str) -> dict[str, Any]:
             responses=problems(401, 404, 409))
 def post_rematch(game_id: str) -> dict[str, Any]:
     token = _token()
-    _caller(token)
-    return _seated(rematch(game_id, token, _services().uow()))
+    return _seated(rematch(game_id, token, _services().uow(), _caller(token)))
 
 
 @tables.get("/players/<string(maxlength=64):player_id>/games")

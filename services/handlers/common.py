@@ -41,11 +41,22 @@ def found(value: T | None, game_id: str) -> T:
     return value
 
 
-def seat_of(game: Game, token: str) -> Seat:
+def seat_of(game: Game, token: str, caller: Caller) -> Seat:
+    """The seat ``token`` opens. A token that opens none of a game the caller may not
+    see answers as if there were no game (no refusal tells a private game exists)."""
     seat = game.seat_of(token)
     if seat is None:
+        if not visible(game, caller):
+            raise GameNotFound(f"no game {game.id!r}")
         raise BadToken("this token opens no seat of this game")
     return seat
+
+
+def visible(game: Game, caller: Caller) -> bool:
+    """May the caller know of the game without a seat's token: a public one, or a
+    private one its owner's key asks about."""
+    own = caller.key is not None and game.owner == caller.key.id
+    return game.table.visibility == "public" or own
 
 
 def viewer(game: Game, token: str | None, caller: Caller) -> int | None:
@@ -54,9 +65,8 @@ def viewer(game: Game, token: str | None, caller: Caller) -> int | None:
     that may not read games watches none but its own). A game not to be seen answers as
     if there were none."""
     if token is not None:
-        return seat_of(game, token).seat
-    own = caller.key is not None and game.owner == caller.key.id
-    if (game.table.visibility == "private" and not own) or not caller.may("games:read"):
+        return seat_of(game, token, caller).seat
+    if not visible(game, caller) or not caller.may("games:read"):
         raise GameNotFound(f"no game {game.id!r}")
     return None
 

@@ -10,7 +10,7 @@ import time
 from typing import Callable
 
 from engine import NotYourTurn, observe
-from services.domain import Hint
+from services.domain import ANONYMOUS, Caller, Hint
 from services.errors import BadLevel, HintsForbidden, NotActive, NotStarted
 from services.handlers.common import read, seat_of
 from services.handlers.turns import charge_ai_time, refuse_past_quota
@@ -25,13 +25,14 @@ SEARCHING = ("hard", "expert")
 
 def hint(game_id: str, token: str, level: str, budget_ms: float | None,
          seed: int | None, reads: Reads, uow_factory: Callable[[], UnitOfWork],
-         adviser: Adviser, clock: Callable[[], float] = time.monotonic) -> Hint:
+         adviser: Adviser, clock: Callable[[], float] = time.monotonic,
+         caller: Caller = ANONYMOUS) -> Hint:
     """``level``'s choice for the token's seat, to act now; ``seed`` (default: the
     game's version) fixes a searching level's randomness."""
     if level not in HINT_LEVELS:
         raise BadLevel(f"hints come from a level among {', '.join(HINT_LEVELS)}")
     game = read(reads, game_id, token=token)
-    seat = seat_of(game, token).seat
+    seat = seat_of(game, token, caller).seat
     if not game.table.hints:
         raise HintsForbidden("this game was made without hints")
     if game.status == "waiting":

@@ -1,5 +1,5 @@
 """Leaderboards and a player's figures (docs/ratings.md): what a key sees is its own
-players and the AI levels."""
+players and the AI levels as its own games rated them (each key rates them apart)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from services.commands import RatingPolicy
 from services.domain import (
-    AI_OWNER, AI_PREFIX, Caller, PlayerRef, PoolSummary, RatedRound, Standing,
+    AI_PREFIX, Caller, PlayerRef, PoolSummary, RatedRound, Standing,
 )
 from services.errors import BadCursor, KeyRequired, MissingScope, PlayerNotFound
 from services.handlers.players import named
@@ -41,10 +41,11 @@ class Profile:
 
 
 def profile(player_id: str, uow: UnitOfWork, caller: Caller) -> Profile:
-    """A key's player's (or an AI level's) rating, figures and last rounds per pool."""
+    """A key's player's (or an AI level's, in the key's games) rating, figures and last
+    rounds per pool."""
     ref = _ref(player_id, caller)
     with uow:
-        if ref.owner != AI_OWNER and not uow.players.exists(ref.owner, ref.player):
+        if not _is_ai(ref) and not uow.players.exists(ref.owner, ref.player):
             raise PlayerNotFound(f"this key has named no player {player_id!r}")
         return Profile(player_id, uow.ratings.summaries(ref.owner, ref.player),
                        uow.ratings.history(ref.owner, ref.player, HISTORY))
@@ -58,12 +59,25 @@ def _viewer(caller: Caller) -> str:
     return caller.key.id
 
 
+def _tenant(caller: Caller) -> str:
+    """Whose view of the AI levels the caller reads: its key's, else (open mode) its
+    origin's: the owner its games get."""
+    if caller.key is not None or caller.owner is None:
+        return _viewer(caller)
+    return caller.owner
+
+
 def _ref(player: str, caller: Caller) -> PlayerRef:
+    """The player as the caller sees it: its key's own, or an AI level in its games."""
     if player.startswith(AI_PREFIX):
-        return PlayerRef(AI_OWNER, player)
+        return PlayerRef(_tenant(caller), player)
     named_ = named(player, None, caller)
     assert named_ is not None
     return PlayerRef(_viewer(caller), named_.id)
+
+
+def _is_ai(ref: PlayerRef) -> bool:
+    return ref.player.startswith(AI_PREFIX)
 
 
 def board_cursor(last: Standing) -> str:

@@ -16,7 +16,7 @@ from engine import apply, parse_action
 from engine.errors import PresidentError
 from engine.plays import Action
 from services.commands import Act
-from services.domain import Game, PlayedFor, TurnMessage
+from services.domain import ANONYMOUS, Caller, Game, PlayedFor, TurnMessage
 from services.errors import KeyReused, NotStarted, StaleVersion
 from services.handlers.common import load, replay_log, seat_of
 from services.handlers.webhooks import hooks_of
@@ -24,22 +24,23 @@ from services.ports import UnitOfWork, VersionConflict
 from services.views import GameView
 
 
-def act(cmd: Act, uow: UnitOfWork) -> GameView:
+def act(cmd: Act, uow: UnitOfWork, caller: Caller = ANONYMOUS) -> GameView:
     action = parse_action(cmd.action)  # InvalidAction for unknown or duplicate cards
     with uow:
-        played = _played_as_known(uow, cmd, action) or _played_after_reading(uow, cmd, action)
+        played = (_played_as_known(uow, cmd, action)
+                  or _played_after_reading(uow, cmd, action, caller))
     if isinstance(played, GameView):  # the first result of a retried request
         return played
     game, seat = played
     return GameView.of(game, seat)
 
 
-def _played_after_reading(uow: UnitOfWork, cmd: Act,
-                          action: Action) -> tuple[Game, int] | GameView:
+def _played_after_reading(uow: UnitOfWork, cmd: Act, action: Action,
+                          caller: Caller) -> tuple[Game, int] | GameView:
     """The ordinary path: read the game, check the token, the Idempotency-Key and the
     version, play. (game, seat) once played; the earlier result for a known key."""
     game = load(uow, cmd.game_id, at_least=cmd.version, token=cmd.token)
-    seat = seat_of(game, cmd.token).seat  # only human seats have tokens
+    seat = seat_of(game, cmd.token, caller).seat  # only human seats have tokens
     first = _first_result(uow, game, seat, cmd)
     if first is not None:
         return first

@@ -42,7 +42,8 @@ def _check(what: str, text: str) -> None:
 def player_games(player_id: str, status: str | None, limit: int, cursor: str | None,
                  uow: UnitOfWork, caller: Caller
                  ) -> tuple[list[GameSummary], str | None]:
-    """A page of the key's player's games, newest first, and the next page's cursor."""
+    """A page of the key's player's games (in the key's own games: what it may list),
+    newest first, and the next page's cursor."""
     valid_status(status)
     if caller.key is None:
         raise KeyRequired("players are a client key's own: send the key")

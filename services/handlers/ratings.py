@@ -17,7 +17,7 @@ from openskill.models import PlackettLuce
 
 from services.commands import RatingPolicy
 from services.domain import (
-    AI_OWNER, ORIGIN, Hook, PlayerRef, RatedRound, Rating, RoundToRate,
+    AI_PREFIX, ORIGIN, Hook, PlayerRef, RatedRound, Rating, RoundToRate,
 )
 from services.ports import UnitOfWork
 
@@ -108,10 +108,11 @@ def _rated(round_: RoundToRate, pool: str,
 
 
 def _hooks(rounds: Iterable[tuple[str, RatedRound]]) -> dict[str, list[Hook]]:
-    """``rating.changed`` for each key's player (the AI levels belong to no key)."""
+    """``rating.changed`` for each key's player (not the AI levels, not an anonymous
+    caller's tenant)."""
     hooks: dict[str, list[Hook]] = defaultdict(list)
     for pool, r in rounds:
-        if r.ref.owner != AI_OWNER and not r.ref.owner.startswith(ORIGIN):
+        if not r.ref.player.startswith(AI_PREFIX) and not r.ref.owner.startswith(ORIGIN):
             hooks[r.ref.owner].append(Hook("rating.changed", {
                 "pool": pool, "player_id": r.ref.player, "game_id": r.game_id,
                 "round": r.round_no, "place": r.place, "mu": r.rating.mu,

@@ -22,10 +22,10 @@ from engine.state import State
 from services.commands import ReviewPolicy
 from services.domain import LARGEST_NUMBER, Caller, Decision, Game, Review
 from services.errors import (
-    BadToken, HintsForbidden, QuotaExceeded, ReviewNotFound, RoundNotFound, RoundNotOver,
-    Unavailable,
+    BadToken, GameNotFound, HintsForbidden, QuotaExceeded, ReviewNotFound, RoundNotFound,
+    RoundNotOver, Unavailable,
 )
-from services.handlers.common import read, seat_of
+from services.handlers.common import read, seat_of, visible
 from services.handlers.turns import charge_ai_time, refuse_past_quota
 from services.ports import Adviser, Reads, ReviewQueue, UnitOfWork
 
@@ -96,9 +96,11 @@ def _reader(game: Game, token: str | None, caller: Caller) -> int | None:
     """The seat the caller reads the review as: its token's, or None for the game's
     owner key. Nobody else asks for one (it spends the owner's AI time)."""
     if token is not None:
-        return seat_of(game, token).seat
+        return seat_of(game, token, caller).seat
     if caller.key is not None and game.owner == caller.key.id:
         return None
+    if not visible(game, caller):  # (no refusal tells a private game exists)
+        raise GameNotFound(f"no game {game.id!r}")
     raise BadToken("a review is asked for with a seat's token of the game "
                    "('Authorization: Bearer <token>') or the key that made it")
 

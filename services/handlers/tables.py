@@ -19,8 +19,8 @@ from config import tracing
 from engine import Event, new_series_with_events
 from services.commands import Join, Start
 from services.domain import (
-    Caller, Game, Seat, ServiceEvent, TableEvent, hash_token, invite_hash, new_invite_code,
-    new_seed, new_token,
+    ANONYMOUS, Caller, Game, Seat, ServiceEvent, TableEvent, hash_token, invite_hash,
+    new_invite_code, new_seed, new_token,
 )
 from services.errors import (
     GameFull, GameSeeded, InvalidSeat, InviteNotFound, MissingScope, NotActive, NotHost,
@@ -140,14 +140,15 @@ def new_invite(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller)
     return code
 
 
-def leave(game_id: str, token: str, uow: UnitOfWork) -> GameView:
+def leave(game_id: str, token: str, uow: UnitOfWork, caller: Caller = ANONYMOUS
+          ) -> GameView:
     """The token's seat leaves: in a waiting game its seat is open again; in a game
     under way the game's takeover level plays it for the rest of the series. The token
     opens nothing any more."""
     def change() -> GameView:
         with uow:
             game = found(uow.games.fresh(game_id), game_id)
-            seat = seat_of(game, token)
+            seat = seat_of(game, token, caller)
             if game.status in ("over", "cancelled"):
                 raise NotActive(f"the game is {game.status}: there is nothing to leave")
             if game.status == "waiting":
@@ -173,14 +174,15 @@ def take_over(uow: UnitOfWork, game: Game, seat: int, reason: str) -> None:
     _write(uow, game, _with_seat(game, ai), events)
 
 
-def rematch(game_id: str, token: str, uow: UnitOfWork) -> Seated:
+def rematch(game_id: str, token: str, uow: UnitOfWork, caller: Caller = ANONYMOUS
+            ) -> Seated:
     """The next series, same rules and seats: the first seat to ask creates it (its AI
     seats AI, its other human seats open for their own players' calls); each seat after
     takes its own seat in it. A seat that asks again gets a new token for its seat."""
     def change() -> Seated:
         with uow:
             old = found(uow.games.fresh(game_id), game_id)
-            seat = seat_of(old, token).seat
+            seat = seat_of(old, token, caller).seat
             if old.status != "over":
                 raise SeriesNotOver("a rematch comes once the series is over")
             made = uow.games.rematch_of(old.id)
@@ -290,7 +292,7 @@ def _host(game: Game, token: str | None, caller: Caller) -> None:
     """Only the game's owner key, or a seat human since the creation, runs its table
     (a caller who may not even watch the game is told there is none)."""
     if token is not None:
-        if seat_of(game, token).host:
+        if seat_of(game, token, caller).host:
             return
     elif caller.key is not None and caller.key.id == game.owner:
         return

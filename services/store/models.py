@@ -301,7 +301,7 @@ class RatingRow(Base):
                             postgresql_include=["rounds", "mu", "sigma"]),)
 
     pool: Mapped[str] = mapped_column(String(80), primary_key=True)
-    owner: Mapped[str] = mapped_column(String(32), primary_key=True)  # "": an AI level
+    owner: Mapped[str] = mapped_column(String(32), primary_key=True)  # the key (AI: tenant)
     player: Mapped[str] = mapped_column(String(64), primary_key=True)
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Callable
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -39,6 +39,9 @@ class SqlPlayers:
 
     def games(self, key: str, player: str, status: str | None, limit: int,
               before: tuple[datetime, str] | None) -> list[GameSummary]:
+        """(The key's own games only, as its list of games: a game of another key its
+        player sat in is that key's.)"""
         seated = (select(SeatRow.game_id)
                   .where(SeatRow.player_key == key, SeatRow.player == player))
-        return summaries(self._session(), GameRow.id.in_(seated), status, limit, before)
+        return summaries(self._session(), and_(GameRow.owner == key, GameRow.id.in_(seated)),
+                         status, limit, before)

@@ -4,7 +4,6 @@ ix_ratings_board: pool, owner, ordinal)."""
 
 from __future__ import annotations
 
-import heapq
 from typing import Any, Callable, Sequence
 
 from sqlalchemy import (
@@ -15,7 +14,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from services.domain import (
-    AI_OWNER, Hook, PlayerRef, PoolSummary, RatedRound, Rating, RoundToRate, Standing,
+    Hook, PlayerRef, PoolSummary, RatedRound, Rating, RoundToRate, Standing,
 )
 from services.store.models import (
     RatedRoundRow, RatingHistoryRow, RatingQueueRow, RatingRow, utcnow,
@@ -107,9 +106,9 @@ class SqlRatings:
             write_hooks(connection, owner, owned, at)
 
     # --- leaderboards ----------------------------------------------------------------
-    # Best first: ordinal, then owner, then player, all descending. A board is the key's
-    # players and the AI levels: one index range of each owner (pool, owner, ordinal,
-    # player), merged.
+    # Best first: ordinal, then player, descending. A board is one owner's: the key's
+    # players and the AI levels as its games rated them, one index range (pool, owner,
+    # ordinal, player).
 
     def board(self, pool: str, owner: str, min_rounds: int, limit: int,
               after: Page | None) -> list[Standing]:
@@ -122,7 +121,7 @@ class SqlRatings:
 
     def around(self, pool: str, owner: str, ref: PlayerRef, min_rounds: int,
                count: int) -> list[Standing]:
-        if ref.owner not in _owners(owner):
+        if ref.owner != owner:
             return []
         session = self._session()
         me = session.get(RatingRow, (pool, ref.owner, ref.player))
@@ -131,9 +130,8 @@ class SqlRatings:
         key = _key(me)
         above = self._nearest(pool, owner, min_rounds, key, count, worse=False)
         below = self._nearest(pool, owner, min_rounds, key, count, worse=True)
-        better = sum(int(session.scalar(select(func.count()).select_from(RatingRow).where(
-            *_in(pool, one, min_rounds), _beyond(one, key, worse=False))) or 0)
-            for one in _owners(owner))
+        better = int(session.scalar(select(func.count()).select_from(RatingRow).where(
+            *_in(pool, owner, min_rounds), _beyond(owner, key, worse=False))) or 0)
         rows = [*above, me, *below]
         first = better + 1 - len(above)
         return [Standing(first + n, PlayerRef(r.owner, r.player), _rating(r))
@@ -141,12 +139,10 @@ class SqlRatings:
 
     def _nearest(self, pool: str, owner: str, min_rounds: int, key: Cursor | None,
                  count: int, worse: bool) -> list[RatingRow]:
-        """Up to ``count`` rows of the board ``owner`` sees nearest ``key`` (None: the
-        top) on one side of it, best first: each owner's range, merged."""
-        rows = (row for one in _owners(owner)
-                for row in self._side(pool, one, min_rounds, key, count, worse))
-        nearest = (heapq.nlargest if worse else heapq.nsmallest)(count, rows, key=_key)
-        return sorted(nearest, key=_key, reverse=True)
+        """Up to ``count`` rows of ``owner``'s board nearest ``key`` (None: the top) on
+        one side of it, best first."""
+        rows = self._side(pool, owner, min_rounds, key, count, worse)
+        return sorted(rows, key=_key, reverse=True)
 
     def _side(self, pool: str, owner: str, min_rounds: int, key: Cursor | None,
               limit: int, worse: bool) -> list[RatingRow]:
@@ -186,11 +182,6 @@ class SqlRatings:
         return [PoolSummary(r.pool, _rating(r), int(series), int(presidents), int(trous),
                             int(points))
                 for r, series, presidents, trous, points in rows]
-
-
-def _owners(owner: str) -> tuple[str, ...]:
-    """A key sees its own players and the AI levels."""
-    return (owner, AI_OWNER) if owner != AI_OWNER else (AI_OWNER,)
 
 
 def _in(pool: str, owner: str, min_rounds: int) -> tuple[ColumnElement[bool], ...]:

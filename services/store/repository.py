@@ -442,7 +442,7 @@ def _rounds_ended(game: Game, events: Sequence[Event | ServiceEvent]
     who sat where and the result (``RoundToRate``), so that no game is read to rate."""
     if not game.rated:
         return []
-    players = [None if (ref := rated_player(seat)) is None else list(ref)
+    players = [None if (ref := rated_player(seat, game.owner)) is None else list(ref)
                for seat in game.seats]
     return [{"round": e.result.round_no, "preset": game.preset, "players": players,
              "result": {"ranking": list(e.result.ranking),

@@ -168,7 +168,8 @@ def test_a_player_who_joins_twice_keeps_its_one_seat(client: FlaskClient, db: En
     first = join(client, code, owner, player_id="p1", name="Ann").get_json()
     again = join(client, code, owner, player_id="p1").get_json()
     assert first["seat"] == again["seat"] == 0 and first["token"] != again["token"]
-    assert_problem(client.get(f"/v1/games/{game_id}", headers=bearer(first["token"])),
+    assert_problem(client.get(f"/v1/games/{game_id}",
+                              headers={**owner, **bearer(first["token"])}),
                    401, "bad_token")  # the new token replaced the old one
     assert game(client, game_id, bearer(again["token"]))["view"]["seat"] == 0
     assert [s["kind"] for s in game(client, game_id, owner)["seats"]].count("human") == 1

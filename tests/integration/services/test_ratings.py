@@ -14,7 +14,7 @@ from bootstrap import decide_here
 from dealt import create_dealt
 from engine import observe
 from services.commands import Act, CreateGame, RatingPolicy, RegisterWebhook, SeatSpec
-from services.domain import AI_OWNER, ApiKey, Caller, PlayerRef, rated_player
+from services.domain import ApiKey, Caller, PlayerRef, rated_player
 from services.handlers.games import create_game
 from services.handlers.moves import act
 from services.handlers.ratings import initial, pool_of, rate_all, rate_pending
@@ -95,7 +95,7 @@ def test_a_round_updates_each_player_as_plackett_luce_says(
     assert game is not None
     pool = pool_of(game.preset, len(game.seats), POLICY)
     assert pool == "classic-4"
-    refs = [rated_player(seat) for seat in game.seats]
+    refs = [rated_player(seat, game.owner) for seat in game.seats]
     expected = {ref: (initial().mu, initial().sigma) for ref in refs}
     for result in game.state.results:  # by hand, round after round
         places = [result.ranking.index(seat) + 1 for seat in range(4)]
@@ -110,7 +110,7 @@ def test_a_round_updates_each_player_as_plackett_luce_says(
         assert math.isclose(stored[ref].sigma, sigma, rel_tol=1e-9), ref
         assert math.isclose(stored[ref].ordinal, mu - 3 * sigma, rel_tol=1e-9)
         assert stored[ref].rounds == 2
-    assert refs[0] == PlayerRef("k1", "ann") and refs[1] == PlayerRef(AI_OWNER, "ai:easy")
+    assert refs[0] == PlayerRef("k1", "ann") and refs[1] == PlayerRef("k1", "ai:easy")
     assert _queued(db) == 0
 
 
@@ -171,7 +171,7 @@ def test_leaderboards_page_by_cursor_and_show_a_player_among_its_neighbours(
     assert [s.rank for s in everyone] == list(range(1, 10))
     ordinals = [s.rating.ordinal for s in everyone]
     assert ordinals == sorted(ordinals, reverse=True)
-    assert {s.ref.owner for s in other_key} == {AI_OWNER} and len(other_key) == 3
+    assert other_key == []  # another key rates the AI levels apart: none of k1's rounds
     pages, after = [], None
     while True:
         with uow_factory() as uow:
@@ -191,7 +191,8 @@ def test_leaderboards_page_by_cursor_and_show_a_player_among_its_neighbours(
     assert around == everyone[2:7]
     assert top == everyone[:3]
     assert unseen == []  # another key's player is on no board this key sees
-    assert {s.ref.owner for s in minimum} == {AI_OWNER}  # the key's players: a round each
+    # the key's players: a round each; the AI levels (the key's view of them): six
+    assert {s.ref.player for s in minimum} == {"ai:easy", "ai:normal", "ai:hard"}
 
 
 def test_a_players_figures_agree_with_its_rounds(uow_factory: UowFactory,
@@ -228,7 +229,7 @@ def test_a_rated_round_tells_the_key_s_webhooks_its_players_new_ratings(
     rate_all(uow_factory, POLICY)
     with db.connect() as connection:
         sent = connection.execute(select(WebhookMessageRow.type, WebhookMessageRow.data)).all()
-    assert [kind for kind, _ in sent] == ["rating.changed"]  # ann's: the AI levels are no key's
+    assert [kind for kind, _ in sent] == ["rating.changed"]  # ann's, not the AI levels'
     data = sent[0][1]
     with uow_factory() as uow:
         stored = uow.ratings.get("classic-4", [PlayerRef("k1", "ann")])[PlayerRef("k1", "ann")]

@@ -17,7 +17,7 @@ from services.domain import (
     new_invite_code, service_event,
 )
 from services.errors import (
-    GameFull, GameNotFound, InviteNotFound, NotHost, NotWaiting, QuotaExceeded,
+    BadToken, GameFull, GameNotFound, InviteNotFound, NotHost, NotWaiting, QuotaExceeded,
     SeriesNotOver,
 )
 from services.handlers.events import events_after
@@ -154,6 +154,28 @@ def test_only_the_host_starts_and_a_started_game_plays_its_ai_fill() -> None:
                                                         engine="hard")
     with pytest.raises(NotWaiting):
         start(Start(game_id, host), db.uow(), ANONYMOUS, LEVELS)
+
+
+def test_a_token_of_no_seat_tells_a_private_game_to_its_owner_s_key_only() -> None:
+    db = FakeDatabase()
+    private = _create(db, SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("ai", "easy"),
+                      caller=KEY)
+    public = _create(db, SeatSpec("human"), SeatSpec("ai", "easy"), SeatSpec("ai", "easy"),
+                     caller=KEY, visibility="public")
+    elsewhere = public.tokens[0]  # a token of another game
+    other = Caller(ApiKey("k2", "other", KEY.key.scopes))  # type: ignore[union-attr]
+    game_id = private.game.game_id
+    for caller in (ANONYMOUS, other):
+        with pytest.raises(GameNotFound):
+            read_game(ReadGame(game_id, elsewhere), db.reads(), caller=caller)
+        with pytest.raises(GameNotFound):
+            act(Act(game_id, elsewhere, "pass", 0), db.uow(), caller)
+        with pytest.raises(GameNotFound):
+            leave(game_id, elsewhere, db.uow(), caller)
+    with pytest.raises(BadToken):  # its owner's key may know of it: the token is bad
+        read_game(ReadGame(game_id, elsewhere), db.reads(), caller=KEY)
+    with pytest.raises(BadToken):  # anybody may know of a public game
+        read_game(ReadGame(public.game.game_id, private.tokens[0]), db.reads())
 
 
 def test_a_seat_timed_out_three_times_in_a_row_is_taken_over() -> None:
