@@ -95,11 +95,15 @@ SETTINGS = (
     Setting("PRESIDENT_CACHE_MB", "64",
             "what each API worker keeps in memory between requests, at most: the game states "
             "it has read (3/4) and the views it has rendered (1/4)"),
-    Setting("PRESIDENT_STREAMS_PER_GAME", "64",
-            "event streams and long polls open at once on one game, per API worker"),
+    Setting("PRESIDENT_STREAMS_PER_SEAT", "2",
+            "event streams and long polls a seat holds at once on its own game (its own: "
+            "spectators never take them), per API worker"),
+    Setting("PRESIDENT_STREAMS_PER_GAME", "32",
+            "spectators' event streams and long polls open at once on one game, per API "
+            "worker"),
     Setting("PRESIDENT_STREAMS_PER_CLIENT", "8",
-            "event streams and long polls open at once per client (key, else seat token, "
-            "else address), per API worker"),
+            "spectators' event streams and long polls (and ticket watches) open at once per "
+            "client (its key, else its address), per API worker"),
     Setting("PRESIDENT_STREAM_MAX_S", "600",
             "an event stream's longest life; the client resumes with `Last-Event-ID`"),
     Setting("PRESIDENT_LOG_FORMAT", "text", "`text`, or `json` (one object per line) for "

@@ -85,7 +85,8 @@ def create_app(container: Container, rendered_bytes: int | None = None) -> APIFl
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
     limits.install(app, keys)
     app.extensions["president.streams"] = Slots(int(defaulted("PRESIDENT_STREAMS_PER_GAME")),
-                                                 int(defaulted("PRESIDENT_STREAMS_PER_CLIENT")))
+                                                 int(defaulted("PRESIDENT_STREAMS_PER_CLIENT")),
+                                                 int(defaulted("PRESIDENT_STREAMS_PER_SEAT")))
     app.register_blueprint(v1)
     app.register_blueprint(tables)
     app.register_blueprint(ratings)

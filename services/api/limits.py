@@ -143,7 +143,7 @@ def _count(leases: Leases | None, keys: Keys, rates: dict[str, str]) -> Response
     game_id = (request.view_args or {}).get("game_id")
     if refused is not None or not isinstance(game_id, str):
         return refused
-    owner, seat = _accountable(game_id, token)
+    owner, seat = accountable_here(game_id, token)
     if owner is None or seat is None:  # (a token of no seat here: the route refuses it)
         return None
     return _counted(leases, f"key:{owner}", _parsed(keys.rate_of(owner) or rates["key"]))
@@ -170,7 +170,7 @@ def per_seat_and_owner(route: str, game_id: str, token: str | None, caller: Call
     the game (at ``owner_rate``), each counted in turn: the first refusal, or None. A
     caller with neither the game's key nor one of its seats is counted against nobody
     (the route refuses it): nobody spends another's allowance."""
-    owner, seat = _accountable(game_id, token)
+    owner, seat = accountable_here(game_id, token)
     own = caller.key is not None and caller.key.id == owner
     refused = None
     if seat is not None:
@@ -180,10 +180,10 @@ def per_seat_and_owner(route: str, game_id: str, token: str | None, caller: Call
     return refused
 
 
-def _accountable(game_id: str, token: str | None) -> tuple[str | None, int | None]:
-    """``handlers.common.accountable``, a token's seat remembered once found (a token
-    opens one seat of one game for good, or nothing; its owner never changes): one read
-    the first time, none after."""
+def accountable_here(game_id: str, token: str | None) -> tuple[str | None, int | None]:
+    """``handlers.common.accountable`` (the game's owner key, the token's seat), a
+    token's seat remembered once found (a token opens one seat of one game for good, or
+    nothing; its owner never changes): one read the first time, none after."""
     if token is None:
         return accountable(_services().reads, game_id, None)
     found: VersionedCache[tuple[str, str], tuple[str | None, int]] = \

@@ -16,7 +16,7 @@ from config.settings import defaulted
 from services.api import draining
 from services.api.auth import Keys
 from services.api.schemas import TicketIn, TicketOut, TicketQuery, problems
-from services.api.streams import slot
+from services.api.streams import ticket_slot
 from services.commands import OpenTicket
 from services.container import Container
 from services.domain import Caller, Ticket
@@ -76,7 +76,7 @@ def post_ticket(json_data: TicketIn) -> dict[str, Any]:
                  responses=problems(400, 401, 404, 429))
 def get_ticket(ticket_id: str, query_data: TicketQuery) -> dict[str, Any]:
     services, caller, vault = _services()
-    give_back = slot(f"ticket:{ticket_id}") if query_data.wait else (lambda: None)
+    give_back = ticket_slot(ticket_id) if query_data.wait else (lambda: None)
     try:  # (a long poll holds one of the client's stream slots while it waits)
         ticket, token = wait_for_ticket(ticket_id, query_data.wait, services.uow, caller,
                                         vault, draining.stopping.is_set)
@@ -94,7 +94,12 @@ def get_ticket(ticket_id: str, query_data: TicketQuery) -> dict[str, Any]:
                             **problems(401, 404, 429)})
 def stream_ticket(ticket_id: str) -> Response:
     services, caller, vault = _services()
-    first, token = read_ticket(ticket_id, services.uow(), caller, vault)  # 404 up front
+    give_back = ticket_slot(ticket_id)  # held until the response is closed
+    try:  # (its one-time token is spent only once the stream has its slot)
+        first, token = read_ticket(ticket_id, services.uow(), caller, vault)  # 404 up front
+    except Exception:
+        give_back()
+        raise
     uow, ends = services.uow, time.monotonic() + float(defaulted("PRESIDENT_STREAM_MAX_S"))
 
     def stream() -> Iterator[str]:
@@ -109,7 +114,6 @@ def stream_ticket(ticket_id: str) -> Response:
             else:
                 yield f"event: ticket\ndata: {json.dumps(ticket_json(ticket, shown))}\n\n"
 
-    give_back = slot(f"ticket:{ticket_id}")  # held until the response is closed
     response = Response(stream_with_context(stream()), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     response.call_on_close(give_back)

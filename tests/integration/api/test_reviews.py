@@ -195,9 +195,9 @@ def test_reviews_spend_the_owner_s_ai_time_and_stop_at_its_quota(
                    429, "quota_exceeded")
 
 
-def test_a_review_s_stream_and_long_poll_hold_a_client_s_stream_slot(
+def test_a_review_s_stream_and_long_poll_hold_a_seat_s_stream_slot(
         db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PRESIDENT_STREAMS_PER_CLIENT", "1")
+    monkeypatch.setenv("PRESIDENT_STREAMS_PER_SEAT", "1")
     app = inline_app(db)
     client = app.test_client()  # (no block: a streamed response's context outlives it)
     game_id, tokens = new_game(client)
