@@ -30,6 +30,12 @@ def advanced(state: State, actions: Iterable[str], *, checked: bool = True) -> S
 ORIGIN = "a:"  # what an anonymous caller's origin starts with; a key's id never does
 
 
+def key_owning(owner: str | None) -> str | None:
+    """The client key's id a game's ``owner`` is, or None: an anonymous caller's
+    origin, or nobody."""
+    return None if owner is None or owner.startswith(ORIGIN) else owner
+
+
 def origin_of(address: str) -> str:
     """An anonymous caller's origin: its address, hashed (as long as a key's id)."""
     return ORIGIN + hashlib.sha256(address.encode()).hexdigest()[:30]
@@ -131,7 +137,7 @@ def table_of(status: str, visibility: str | None, takeover: str, owner: str | No
     phase: Phase = ("waiting" if status == "waiting" else
                     "cancelled" if status == "cancelled" else "playing")
     if visibility not in ("public", "private"):
-        visibility = "public" if owner is None or owner.startswith(ORIGIN) else "private"
+        visibility = "public" if key_owning(owner) is None else "private"
     return Table(phase, cast(Visibility, visibility), takeover, hints, seeded)
 
 
@@ -259,6 +265,10 @@ class PlayerRef(NamedTuple):
 
     owner: str
     player: str
+
+    @property
+    def is_ai(self) -> bool:
+        return self.player.startswith(AI_PREFIX)
 
 
 def rated_player(seat: Seat, tenant: str | None) -> PlayerRef | None:

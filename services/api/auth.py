@@ -69,15 +69,13 @@ class Keys:
                       ai_seconds_per_hour=self._anonymous_quota.ai_seconds_per_hour)
 
     def client(self) -> tuple[str, ApiKey | None]:
-        """Who the request counts against, for rate limits and open streams: its live
-        client key, else its seat token, else its address (``kind:name``), and the key."""
+        """Who the request counts against, for rate limits and spectators' streams: its
+        live client key, else its address (``kind:name``; a token buys no count of its
+        own), and the key."""
         secret = request.headers.get(KEY_HEADER)
         key = None if secret is None else self.peek(secret)
         if key is not None:
             return f"key:{key.id}", key
-        token = bearer_token()
-        if token is not None:
-            return f"token:{hash_token(token)[:32]}", None
         return f"address:{request.remote_addr}", None
 
     def peek(self, secret: str) -> ApiKey | None:

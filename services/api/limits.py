@@ -32,7 +32,7 @@ from limits import RateLimitItem, parse
 from limits.storage import Storage, storage_from_string
 
 from config.settings import defaulted
-from services.api.auth import KEY_HEADER, Keys, bearer_token
+from services.api.auth import Keys, bearer_token
 from services.api.problems import problem
 from services.container import Container
 from services.domain import Caller, hash_token
@@ -122,17 +122,12 @@ def _count(leases: Leases | None, keys: Keys, rates: dict[str, str]) -> Response
     its unauthenticated and token traffic), then its token, then the key owning the
     game the token holds a seat of. A malformed token is refused before any of it is
     read; a well-formed one is looked up only within the address's limit."""
-    malformed = "Authorization" in request.headers and not well_formed(bearer_token())
-    if leases is None:  # (PRESIDENT_RATE_STORAGE=off: no counts, the shape still holds)
-        if malformed:
-            raise BadToken(MALFORMED)
-        return None
-    secret = request.headers.get(KEY_HEADER)
-    key = None if secret is None or malformed else keys.peek(secret)
-    if key is not None:
-        return _counted(leases, f"key:{key.id}", _parsed(key.rate or rates["key"]))
-    refused = _counted(leases, f"address:{request.remote_addr}", _parsed(rates["address"]))
     token = bearer_token()
+    malformed = "Authorization" in request.headers and not well_formed(token)
+    client, key = keys.client()
+    if key is not None and not malformed:
+        return _counted(leases, client, _parsed(key.rate or rates["key"]))
+    refused = _counted(leases, f"address:{request.remote_addr}", _parsed(rates["address"]))
     if refused is not None:
         return refused
     if malformed:
@@ -141,8 +136,8 @@ def _count(leases: Leases | None, keys: Keys, rates: dict[str, str]) -> Response
         return None
     refused = _counted(leases, f"token:{hash_token(token)[:32]}", _parsed(rates["token"]))
     game_id = (request.view_args or {}).get("game_id")
-    if refused is not None or not isinstance(game_id, str):
-        return refused
+    if refused is not None or leases is None or not isinstance(game_id, str):
+        return refused  # (with no counts kept, nothing to look up for the owner's)
     owner, seat = accountable_here(game_id, token)
     if owner is None or seat is None:  # (a token of no seat here: the route refuses it)
         return None
@@ -157,10 +152,7 @@ def well_formed(token: str | None) -> bool:
 def within(client: str, rate: str) -> Response | None:
     """A route's own limit beside the general one (hints: per seat, per key): None
     while ``client`` is within ``rate``, else the 429."""
-    leases: Leases | None = current_app.extensions.get("president.leases")
-    if leases is None:  # (PRESIDENT_RATE_STORAGE=off)
-        return None
-    return _counted(leases, client, _parsed(rate))
+    return _counted(current_app.extensions.get("president.leases"), client, _parsed(rate))
 
 
 def per_seat_and_owner(route: str, game_id: str, token: str | None, caller: Caller,
@@ -202,8 +194,11 @@ def _services() -> Container:
     return current_app.extensions["president"]  # type: ignore[no-any-return]
 
 
-def _counted(leases: Leases, client: str, rate: RateLimitItem) -> Response | None:
-    """One request of ``client`` counted under ``rate``: None within it, else the 429."""
+def _counted(leases: Leases | None, client: str, rate: RateLimitItem) -> Response | None:
+    """One request of ``client`` counted under ``rate``: None within it, else the 429
+    (None too with no ``leases``: PRESIDENT_RATE_STORAGE=off)."""
+    if leases is None:
+        return None
     now = time.time()
     window = Window(client, rate, int(now // rate.get_expiry()))
     try:

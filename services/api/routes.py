@@ -173,6 +173,7 @@ def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
     if not query_data.wait:
         events, last = events_after(game_id, token, query_data.after, _services().reads,
                                     caller=caller)
+        _heard(game_id, token, caller)
     else:  # a long poll holds a slot while it waits
         events_after(game_id, token, query_data.after, _services().reads, limit=1,
                      caller=caller)  # (refused before it is heard from, or holds a slot)
@@ -183,7 +184,6 @@ def get_events(game_id: str, query_data: EventsQuery) -> dict[str, Any]:
                                            _services().reads, caller, draining.stopping.is_set)
         finally:
             give_back()
-    _heard(game_id, token, caller)
     return {"events": [event_json(e) for e in events], "last": last}
 
 

@@ -12,9 +12,9 @@ import threading
 from collections import Counter
 from typing import Any, Callable
 
-from flask import current_app, request
+from flask import current_app
 
-from services.api.auth import KEY_HEADER, Keys, bearer_token
+from services.api.auth import Keys, bearer_token
 from services.api.limits import accountable_here
 from services.errors import TooManyStreams
 
@@ -85,8 +85,5 @@ def ticket_slot(ticket_id: str) -> Callable[[], None]:
 
 
 def _client() -> str:
-    """Whom a spectator's slot counts against: its live key, else its address."""
     keys: Keys = current_app.extensions["president.keys"]
-    secret = request.headers.get(KEY_HEADER)
-    key = None if secret is None else keys.peek(secret)
-    return f"key:{key.id}" if key is not None else f"address:{request.remote_addr}"
+    return keys.client()[0]

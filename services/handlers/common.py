@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Protocol, TypeVar
 
 from engine import State, parse_action, replay
-from services.domain import ORIGIN, Caller, Game, GameSummary, Seat
+from services.domain import Caller, Game, GameSummary, Seat, key_owning
 from services.errors import BadCursor, BadStatus, BadToken, GameNotFound
 from services.ports import UnitOfWork
 
@@ -111,5 +111,4 @@ def accountable(source: Source, game_id: str, token: str | None) -> tuple[str | 
     if game is None:
         return None, None
     seat = None if token is None else game.seat_of(token)
-    owner = None if game.owner is None or game.owner.startswith(ORIGIN) else game.owner
-    return owner, None if seat is None else seat.seat
+    return key_owning(game.owner), None if seat is None else seat.seat

@@ -45,7 +45,7 @@ def profile(player_id: str, uow: UnitOfWork, caller: Caller) -> Profile:
     rounds per pool."""
     ref = _ref(player_id, caller)
     with uow:
-        if not _is_ai(ref) and not uow.players.exists(ref.owner, ref.player):
+        if not ref.is_ai and not uow.players.exists(ref.owner, ref.player):
             raise PlayerNotFound(f"this key has named no player {player_id!r}")
         return Profile(player_id, uow.ratings.summaries(ref.owner, ref.player),
                        uow.ratings.history(ref.owner, ref.player, HISTORY))
@@ -75,9 +75,6 @@ def _ref(player: str, caller: Caller) -> PlayerRef:
     assert named_ is not None
     return PlayerRef(_viewer(caller), named_.id)
 
-
-def _is_ai(ref: PlayerRef) -> bool:
-    return ref.player.startswith(AI_PREFIX)
 
 
 def board_cursor(last: Standing) -> str:

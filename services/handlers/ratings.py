@@ -17,7 +17,7 @@ from openskill.models import PlackettLuce
 
 from services.commands import RatingPolicy
 from services.domain import (
-    AI_PREFIX, ORIGIN, Hook, PlayerRef, RatedRound, Rating, RoundToRate,
+    Hook, PlayerRef, RatedRound, Rating, RoundToRate, key_owning,
 )
 from services.ports import UnitOfWork
 
@@ -112,7 +112,7 @@ def _hooks(rounds: Iterable[tuple[str, RatedRound]]) -> dict[str, list[Hook]]:
     caller's tenant)."""
     hooks: dict[str, list[Hook]] = defaultdict(list)
     for pool, r in rounds:
-        if not r.ref.player.startswith(AI_PREFIX) and not r.ref.owner.startswith(ORIGIN):
+        if not r.ref.is_ai and key_owning(r.ref.owner) is not None:
             hooks[r.ref.owner].append(Hook("rating.changed", {
                 "pool": pool, "player_id": r.ref.player, "game_id": r.game_id,
                 "round": r.round_no, "place": r.place, "mu": r.rating.mu,

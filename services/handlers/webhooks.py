@@ -23,8 +23,8 @@ from engine import Event, RoundEnded, SeriesEnded, redact
 from engine.snapshot import event_to_dict
 from services.commands import RegisterWebhook, UpdateWebhook, WebhookPolicy
 from services.domain import (
-    ORIGIN, WEBHOOK_TYPES, Answer, AttemptRecord, Caller, Delivery, Game, Hook, Outcome,
-    PlayedFor, ServiceEvent, TableEvent, WebhookEndpoint,
+    WEBHOOK_TYPES, Answer, AttemptRecord, Caller, Delivery, Game, Hook, Outcome,
+    PlayedFor, ServiceEvent, TableEvent, WebhookEndpoint, key_owning,
 )
 from services.errors import (
     BadCursor, BadWebhook, KeyRequired, MissingScope, TooManyWebhooks, WebhookNotFound,
@@ -47,7 +47,7 @@ def hooks_of(game: Game, events: Sequence[Event | ServiceEvent], after: int,
     numbered from ``after + 1``; ``turn``: a turn starts (not a seat change that leaves
     the turn as it was). Only a key's games tell anything: nobody else has
     endpoints (and the others' moves then write nothing more)."""
-    if game.owner is None or game.owner.startswith(ORIGIN):
+    if key_owning(game.owner) is None:
         return []
     hooks = []
     for seq, event in enumerate(events, start=after + 1):
