@@ -25,14 +25,15 @@ from services.background import (
 )
 from services.domain import Hint
 from services.domain import Weighed as HintCandidate
-from services.errors import Unavailable
+from services.errors import AiBusy, Unavailable
 from services.ports import (
-    Adviser, Fallback, Nudge, ReviewQueue, TurnScheduler, WebhookQueue,
+    Adviser, Decide, Fallback, Nudge, ReviewQueue, TurnScheduler, WebhookQueue,
 )
 from services.relay import Relay
 from services.store import Store
 from services.store.secrets import FernetVault
 from workers.ai import DEFAULT_BUDGETS, LEVELS, Budget, Weighed, analyse, decide
+from workers.ai.processes import PoolFailed, PoolFull, Processes
 from workers.rpc.client import AiClient, AiError, engines_from_env, tls_roots_from_env
 from workers.turns.app import make_celery
 from workers.turns.runtime import TurnRuntime
@@ -44,12 +45,26 @@ from workers.webhooks.http import HttpSender
 
 
 class AdviserHere:
-    """The ``Adviser`` in this process (no broker: no AI worker either)."""
+    """The ``Adviser`` on this machine (no broker: no AI worker either): the levels in
+    ``pool``'s processes, or in this process without one. ``wait``: for a place in the
+    pool (a review), rather than refusing (a hint: ``AiBusy``)."""
+
+    def __init__(self, pool: Processes | None = None, wait: bool = False) -> None:
+        self._pool, self._wait = pool, wait
 
     def advise(self, view: View, level: str, seed: int, budget_ms: float | None,
                also: Action | None = None) -> Hint:
-        action, weighed = analyse(view, level, seed=seed, budget=_budget(budget_ms), also=also)
-        return _hint(level, action, weighed)
+        budget = _budget(budget_ms)
+        if self._pool is None:
+            return _hint(level, *analyse(view, level, seed=seed, budget=budget, also=also))
+        try:
+            found = self._pool.analyse(view, level, seed, budget, also, wait=self._wait)
+        except PoolFull as error:
+            raise AiBusy(f"the AI levels of this service are all thinking: {error}; try "
+                         "again in a moment") from error
+        except PoolFailed as error:
+            raise Unavailable(f"the AI level {level} gave no hint: {error}") from error
+        return _hint(level, *found)
 
 
 class AdviserOverGrpc:
@@ -85,9 +100,22 @@ def _hint(level: str, action: Action, weighed: tuple[Weighed, ...]) -> Hint:
 
 
 def decide_here(view: View, level: str) -> Action:
-    """A built-in level deciding in this process, seeded by the position (the background
-    runner's engine, and the fallback)."""
+    """A built-in level deciding in this process, seeded by the position (the fallback,
+    and the tests' engine)."""
     return decide(view, level, seed=len(view.history))
+
+
+def decide_in(pool: Processes) -> Decide:
+    """A built-in level deciding in ``pool``'s processes, seeded by the position (the
+    background runner's engine): it waits for a place, as its one thread plays one turn
+    at a time."""
+    return lambda view, level: pool.decide(view, level, seed=len(view.history))
+
+
+def inline_pool() -> Processes:
+    """The processes in which the levels think when there is no broker."""
+    return Processes(int(defaulted("PRESIDENT_INLINE_AI_WORKERS")),
+                     int(defaulted("PRESIDENT_INLINE_AI_QUEUE")))
 
 
 # The service plays a seat itself (an AI that kept failing, a human out of time) with
@@ -118,14 +146,16 @@ def container(database_url: str | None = None, broker_url: str | None = None,
     store = store or open_store(database_url)
     hooks, policy = webhooks(), rating_policy()
     if broker_url is None:
-        background = BackgroundScheduler(store.uow, decide_here, FALLBACK)
+        pool = inline_pool()
+        background = BackgroundScheduler(store.uow, decide_in(pool), FALLBACK)
         background.recover()
         scheduler: BackgroundScheduler | CeleryScheduler = background
         queue: WebhookQueue = BackgroundWebhooks(store.uow, hooks)
         ratings: Nudge = BackgroundRatings(store.uow, policy)
         matcher: Nudge = BackgroundMatcher(store.uow, hooks.vault, table_defaults())
-        adviser: Adviser = AdviserHere()
-        reviews: ReviewQueue = BackgroundReviews(store.uow, adviser, review_policy())
+        adviser: Adviser = AdviserHere(pool)
+        reviews: ReviewQueue = BackgroundReviews(store.uow, AdviserHere(pool, wait=True),
+                                                 review_policy())
         engines = LEVELS
     else:
         settings = TurnSettings.from_env(broker_url=broker_url)

@@ -71,6 +71,12 @@ SETTINGS = (
     Setting("PRESIDENT_REVIEW_EXPIRES_S", "60",
             "a review's task not started this long after it was sent is dropped, and the "
             "sweeper sends the review again"),
+    Setting("PRESIDENT_INLINE_AI_WORKERS", "1",
+            "with no broker: the processes in which AI levels think (AI seats, hints, "
+            "reviews), per API worker, niced below it"),
+    Setting("PRESIDENT_INLINE_AI_QUEUE", "4",
+            "with no broker: the AI calls waiting for those processes, per API worker; a "
+            "hint past that is refused (`503 ai_busy`, `Retry-After`)"),
     Setting("PRESIDENT_RATING_POOLS", "preset-players",
             "which rated games share a rating pool: preset-players (a preset and a player "
             "count), preset, or one (all together)"),

@@ -65,6 +65,13 @@ class Unavailable(ServiceError):
     code = "unavailable"
 
 
+class AiBusy(Unavailable):
+    """Every place of this process's AI pool is taken (no broker: the levels think on
+    this machine): nothing was changed, try again."""
+
+    code = "ai_busy"
+
+
 class TooManyStreams(ServiceError):
     """As many event streams or long polls are open as a game or a client may hold."""
 

@@ -20,6 +20,7 @@ from services.relay import Relay
 from services.store import Store
 from services.store.secrets import FernetVault
 from workers.ai import LEVELS
+from workers.ai.processes import Processes
 from workers.webhooks.http import HttpSender
 
 # Quick retries, few endpoints a key, loopback receivers allowed (the tests' own).
@@ -32,11 +33,12 @@ def quick_webhooks(policy: WebhookPolicy = POLICY, timeout_s: float = 2.0) -> We
                     FernetVault([Fernet.generate_key().decode()]), policy)
 
 
-def inline_app(db: Engine) -> APIFlask:
-    """``create_app`` on ``db`` (read through its own autocommit twin, as in production)."""
+def inline_app(db: Engine, pool: Processes | None = None) -> APIFlask:
+    """``create_app`` on ``db`` (read through its own autocommit twin, as in production);
+    hints thought in ``pool``'s processes (default: in this one)."""
     store = Store(db)
     play_inline(store)
-    return _app(store)
+    return _app(store, pool)
 
 
 def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundScheduler]:
@@ -52,8 +54,8 @@ def background_app(db: Engine, decide: Decide) -> tuple[APIFlask, BackgroundSche
 REVIEWS = ReviewPolicy(budget_ms=20.0, expires_s=60.0)
 
 
-def _app(store: Store) -> APIFlask:
-    adviser = AdviserHere()
+def _app(store: Store, pool: Processes | None = None) -> APIFlask:
+    adviser = AdviserHere(pool)
     return create_app(Container(uow=store.uow, reads=store.reads, engines=LEVELS,
                                 ready=store.ready, webhooks=quick_webhooks(),
                                 adviser=adviser,

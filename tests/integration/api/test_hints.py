@@ -1,25 +1,31 @@
 """Hints over HTTP, on SQLite and PostgreSQL: the level's choice for the seat to act,
 legal and what the level decides from that view; what Hard weighed; nothing played;
-refused when the game forbids hints, out of turn, past the seat's limit and past the
-owner's AI time."""
+refused when the game forbids hints, out of turn, past the seat's limit, past the
+owner's AI time and while the AI pool (no broker) is full; thought in the pool's child
+process from the seat's view only."""
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from datetime import datetime, timezone
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import Engine
 
 from apps import deal_next, inline_app
-from engine import observe, parse_action
+from engine import View, observe, parse_action
+from engine.plays import Action
 from services.commands import CreateKey
 from services.handlers.keys import create_key
 from services.handlers.quotas import ai_time_used, hour_of
 from services.store import Store
 from test_http import assert_problem, bearer
-from workers.ai import decide
+from workers.ai import Budget, Weighed, decide
+from workers.ai.processes import Processes
 
 SEATS = [{"kind": "human"}, {"kind": "human"}, {"kind": "ai", "engine": "easy"}]
 
@@ -131,3 +137,88 @@ def test_hints_count_against_the_owner_s_ai_time(client: FlaskClient, db: Engine
     assert client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
                        json={"level": "normal"}).status_code == 200
     assert used() == spent
+
+
+class Recording(Processes):
+    """The pool, noting what each call sends its child."""
+
+    def __init__(self, workers: int, waiting: int) -> None:
+        super().__init__(workers, waiting)
+        self.sent: list[tuple[object, ...]] = []
+
+    def analyse(self, view: View, level: str, seed: int, budget: Budget | None,
+                also: Action | None = None,
+                wait: bool = False) -> tuple[Action, tuple[Weighed, ...]]:
+        self.sent.append((view, level, seed, budget, also))
+        return super().analyse(view, level, seed, budget, also, wait)
+
+
+@pytest.fixture
+def pool() -> Iterator[Recording]:
+    made = Recording(workers=1, waiting=0)
+    yield made
+    made.close()
+
+
+def _keyed_game(client: FlaskClient, db: Engine) -> tuple[str, str, Callable[[], float]]:
+    """A game of a key's, the token of the seat to act, and the key's AI time used."""
+    key_row, secret = create_key(CreateKey("app", ("games:create-human", "games:read"),
+                                           ai_seconds_per_hour=30), Store(db).uow())
+    key = {"X-API-Key": secret}
+    deal_next(client.application, 3)
+    created = client.post("/v1/games", headers=key, json={
+        "preset": "classic", "seats": [{"kind": "human"}] * 3}).get_json()
+    game_id = created["game"]["game_id"]
+    to_act = client.get(f"/v1/games/{game_id}", headers=key).get_json()["view"]["to_act"]
+
+    def used() -> float:
+        with Store(db).uow() as unit:
+            return ai_time_used(unit, key_row.id)
+
+    return game_id, created["tokens"][str(to_act)], used
+
+
+def test_a_hint_thinks_in_the_pool_from_the_seat_s_view_alone(
+        db: Engine, pool: Recording, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESIDENT_RATE_STORAGE", "off")
+    with inline_app(db, pool).test_client() as client:
+        game_id, token, _ = _keyed_game(client, db)
+        answer = client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                             json={"level": "hard", "budget_ms": 50})
+    assert answer.status_code == 200, answer.get_json()
+    stored = Store(db).reads.get(game_id)
+    assert stored is not None
+    ((view, level, seed, budget, also),) = pool.sent
+    seat = next(s for s in range(3) if observe(stored.state, s).legal_actions)
+    assert view == observe(stored.state, seat)  # what the seat sees: not the state
+    assert (level, seed, budget, also) == ("hard", stored.version, Budget(milliseconds=50),
+                                           None)
+    assert parse_action(answer.get_json()["action"]) in view.legal_actions
+    assert pool.pids() and os.getpid() not in pool.pids()
+
+
+def test_a_full_pool_refuses_a_hint_at_once_and_changes_nothing(
+        db: Engine, pool: Recording, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESIDENT_RATE_STORAGE", "off")
+    with inline_app(db, pool).test_client() as client:
+        game_id, token, used = _keyed_game(client, db)
+        before = client.get(f"/v1/games/{game_id}", headers=bearer(token)).get_json()
+        stored = Store(db).reads.get(game_id)
+        assert stored is not None
+        view = observe(stored.state, before["view"]["seat"])
+        thinking = threading.Thread(target=pool.analyse, args=(
+            view, "expert", 1, Budget(milliseconds=3000)), kwargs={"wait": True})
+        thinking.start()
+        deadline = time.monotonic() + 30
+        while pool.taken() < pool.places:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        refused = client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
+                              json={"level": "expert"})
+        assert_problem(refused, 503, "ai_busy")
+        assert refused.headers["Retry-After"] == "1"
+        assert pool.taken() == pool.places  # it neither waited nor took a place
+        thinking.join()
+        after = client.get(f"/v1/games/{game_id}", headers=bearer(token)).get_json()
+    assert after["version"] == before["version"]
+    assert used() == 0  # no AI time charged for a hint not given
