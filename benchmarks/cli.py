@@ -1,5 +1,5 @@
-"""``president bench engine|ai|api|spans|memory|pipeline|webhooks|ratings|hints|chaos|soak``:
-the ``bench`` parser, which ``president_cli.main`` adds to its own. Each benchmark's module
+"""``president bench engine|ai|api|spans|memory|pipeline|webhooks|ratings|hints|inline-hints|
+chaos|soak``: the ``bench`` parser, which ``president_cli.main`` adds to its own. Each benchmark's module
 is imported when it runs."""
 
 from __future__ import annotations
@@ -91,6 +91,14 @@ def _hints(args: argparse.Namespace) -> int:
     report = bench_hints(args.database_url, args.redis_url, hints=args.hints,
                          reviews=args.reviews, api_workers=args.api_workers)
     return _print(report, args.json, format_hints)
+
+
+def _inline_hints(args: argparse.Namespace) -> int:
+    from benchmarks.inline_hints import bench_inline_hints, format_inline_hints
+
+    report = bench_inline_hints(seconds=args.seconds, hints=args.hints,
+                                api_workers=args.api_workers)
+    return _print(report, args.json, format_inline_hints)
 
 
 def _chaos(args: argparse.Namespace) -> int:
@@ -218,6 +226,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     hints.add_argument("--api-workers", type=int, default=API_WORKERS, help="gunicorn workers")
     hints.add_argument("--json", action="store_true", help="print JSON")
     hints.set_defaults(func=_hints)
+
+    inline = bench_sub.add_parser("inline-hints", help="with no broker: /healthz while Expert "
+                                  "hints think in the API's AI processes (SQLite)")
+    inline.add_argument("--seconds", type=float, default=10.0, help="each phase's probing")
+    inline.add_argument("--hints", type=int, default=4, help="clients asking Expert hints")
+    inline.add_argument("--api-workers", type=int, default=API_WORKERS, help="gunicorn workers")
+    inline.add_argument("--json", action="store_true", help="print JSON")
+    inline.set_defaults(func=_inline_hints)
 
     chaos = bench_sub.add_parser("chaos", help="one fault at a time under load: what each "
                                  "cost the games (a PostgreSQL and a Redis of its own)")
