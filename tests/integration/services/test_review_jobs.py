@@ -39,6 +39,7 @@ class Sent:
 
 class Counting(AdviserHere):
     def __init__(self) -> None:
+        super().__init__()
         self.calls = 0
 
     def advise(self, view: View, level: str, seed: int, budget_ms: float | None,
