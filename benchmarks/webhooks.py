@@ -75,8 +75,9 @@ class Tables:
         self._container = container
         self.tables = []
         for n in range(games):
-            made = create_game(CreateGame("classic", HUMANS, seed=n), container.uow(),
-                               container.engines, caller=caller)
+            # (the deal drawn as the service does, fixed here: strangers' seats take no seed)
+            made = create_game(CreateGame("classic", HUMANS), container.uow(),
+                               container.engines, caller=caller, draw=functools.partial(int, n))
             self.tables.append((made.game.game_id, made.tokens))
 
     def move(self, table: int) -> None:
