@@ -1,11 +1,15 @@
 """``president bench engine|ai|api|spans|memory|pipeline|webhooks|ratings|hints|inline-hints|
-chaos|soak``: the ``bench`` parser, which ``president_cli.main`` adds to its own. Each benchmark's module
+chaos|soak|report``: the ``bench`` parser, which ``president_cli.main`` adds to its own. Each benchmark's module
 is imported when it runs."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
+import shlex
+import sys
 from typing import Any, Callable
 
 from services.api.serve import API_THREADS, API_WORKER_CLASS, API_WORKER_CLASSES, API_WORKERS
@@ -13,8 +17,21 @@ from services.api.serve import API_THREADS, API_WORKER_CLASS, API_WORKER_CLASSES
 
 def _print(report: dict[str, Any], as_json: bool,
            formatted: Callable[[dict[str, Any]], str]) -> int:
-    print(json.dumps(report, indent=2) if as_json else formatted(report))
+    """The report as text, or as JSON saying which command on which machine made it (what
+    ``benchmarks/results/`` keeps and ``president bench report`` renders)."""
+    if as_json:
+        print(json.dumps({**report, "command": shlex.join(["president", *sys.argv[1:]]),
+                          "machine": {"cpus": os.cpu_count(),
+                                      "python": platform.python_version()}}, indent=2))
+    else:
+        print(formatted(report))
     return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from benchmarks.report import report
+
+    return report(check=args.check)
 
 
 def _engine(args: argparse.Namespace) -> int:
@@ -121,6 +138,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``bench`` and its targets to ``sub``, the ``president`` command's subparsers."""
     bench = sub.add_parser("bench", help="benchmarks that print figures")
     bench_sub = bench.add_subparsers(dest="target", required=True)
+
+    report = bench_sub.add_parser("report", help="docs/performance.md's tables from "
+                                  "benchmarks/results/*.json")
+    report.add_argument("--check", action="store_true",
+                        help="only say whether the page disagrees with its data")
+    report.set_defaults(func=_report)
 
     engine = bench_sub.add_parser("engine", help="random legal rounds per ruleset, one core")
     engine.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per ruleset")

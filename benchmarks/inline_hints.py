@@ -121,7 +121,7 @@ class _Hints:
 
 
 def format_inline_hints(report: dict[str, Any]) -> str:
-    """The report as docs/performance.md's table."""
+    """The report as a markdown table and a line of verdict."""
     idle, busy = report["healthz_idle_ms"], report["healthz_hints_ms"]
     met = "**met**" if busy["p99"] <= report["target_p99_ms"] else "**missed**"
     clients = report["setup"]["hint_clients"]

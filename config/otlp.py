@@ -3,9 +3,9 @@
 The exporter's own encoder (``opentelemetry.exporter.otlp.proto.common``) builds every
 span, attribute and value as a message of its own and hands it to its parent's
 constructor, which copies it (upb copies a sub-message by encoding and decoding it): 55
-to 90 µs a span on a slow day here, in the process that serves the requests, where a
-traced action makes two spans. Filling the one request in place (``add()``) makes the
-same message in about a third of that (``president bench spans``; docs/performance.md#tracing).
+to 90 µs a span here, in the process that serves the requests, where a traced action
+makes two spans. Filling the one request in place (``add()``) makes the same message in
+about a third of that (``president bench spans``; docs/performance.md#tracing).
 
 Same message, field for field: ``tests/unit/deploy/test_otlp_encoding.py`` compares it with
 the exporter's encoder over generated spans of every shape. ``tracing.start`` hands this

@@ -41,7 +41,7 @@ RoundLog = tuple[LogEntry, ...]
 class State:
     """The state of a series (the module's docstring says who may change one). A class
     with ``__slots__`` rather than a ``NamedTuple``: a field reads in a fifth of the
-    time, and the engine reads a dozen an action (docs/performance.md#the-engine)."""
+    time, and the engine reads a dozen an action (docs/decisions/performance-0009-*)."""
 
     __slots__ = ("rules", "seed", "round_no", "phase", "hands", "to_act", "trick", "passed",
                  "discard", "reversed", "went_out", "penalized", "roles", "scores", "pending",

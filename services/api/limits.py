@@ -13,7 +13,7 @@ Why not Flask-Limiter, and why leases: the extension's per-request machinery cos
 about 360 µs of CPU, more than the view itself, and one Redis call a request about 200 µs
 more (redis-py's client around one ``EVALSHA``). So a process takes its requests from the
 shared count in leases of up to a fiftieth of a window's allowance (one Redis call per
-lease), and counts them out in memory (docs/performance.md has the figures).
+lease), and counts them out in memory (docs/decisions/performance-0006-*).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from services.api.draining import drain_on_sigterm
 # what ``president bench api`` measures by default. A move spends most of its time waiting
 # for its commit: under gevent a waiting request costs a greenlet, not an OS thread
 # fighting the others for the GIL, and the moves of one worker's waiting requests go to
-# the database together (docs/performance.md). API_THREADS applies to the gthread class
+# the database together (docs/decisions/performance-0001-*). API_THREADS applies to the gthread class
 # only (``--worker-class``).
 API_WORKERS, API_WORKER_CLASS, API_THREADS = 2, "gevent", 8
 API_WORKER_CLASSES = ("gevent", "gthread")
@@ -34,7 +34,7 @@ def out_of_the_collectors_sight(worker: Any = None) -> None:
     (modules, the app, its settings) lives as long as the worker, so the cyclic garbage
     collector stops walking it (``gc.freeze``): an action allocates enough to set off
     collections, and their walks over all of it cost measurable CPU
-    (docs/performance.md)."""
+    (docs/decisions/performance-0002-*)."""
     gc.collect()
     gc.freeze()
 

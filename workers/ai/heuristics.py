@@ -95,7 +95,7 @@ def normal_choice(hand: int, legal: Sequence[Play], reversed_: bool, following: 
 def holding_choice(hand: int, legal: Sequence[Play], reversed_: bool) -> Play:
     """Normal's follow, but a pass where that would cost (spend power or break a group):
     a hand still large gains by keeping its power and groups for later. Expert's
-    rollouts play the seat itself this way early in the round (docs/ai.md)."""
+    rollouts play the seat itself this way early in the round (docs/decisions/ai-0009-*)."""
     play = normal_choice(hand, legal, reversed_, True)
     if play is PASS or play_cost(play, hand, power_rank(reversed_)) == CLEAN:
         return play

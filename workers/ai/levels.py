@@ -57,7 +57,7 @@ SEARCHES = {"hard": Search(8, False, 3, ENDGAME_STEPS, False, False, 0),
             "expert": Search(12, True, 6, ENDGAME_STEPS, True, True, 9)}
 # At five seats or more an endgame search from 6 cards gives up on two positions in five
 # within 400 steps, each try wasted: Expert solves from 5 with the room to settle them,
-# better lines for no more time (docs/ai.md).
+# better lines for no more time (docs/decisions/ai-0006-*).
 MANY_SEATS = {"expert": replace(SEARCHES["expert"], endgame=5, steps=1200)}
 
 

@@ -36,7 +36,7 @@ def rollout(state: State, me: int, endgame: int = 0, hold: int = 0,
             steps: int = ENDGAME_STEPS) -> int:
     """Play on with Normal for every seat until ``me`` goes out or the round ends; return
     ``me``'s points. (Normal exactly: with a random action 10% of the time, Hard scored
-    less against Normal on club + straights + 2 jokers, docs/ai.md.) With ``endgame``,
+    less against Normal on club + straights + 2 jokers: docs/decisions/ai-0002-*.) With ``endgame``,
     once ``me`` holds that many cards or fewer, its best play from there on, when found
     within ``steps`` engine steps (``endgame.best_points``); a search that gives up is not
     tried again before the hand is smaller. With ``hold``, while ``me`` holds more than

@@ -9,8 +9,8 @@ Ctrl-C (each drains its calls in flight), and replaces them:
 - after ``PRESIDENT_AI_MAX_CALLS`` calls (plus up to a tenth more, drawn per process,
   so that processes started together are not replaced together), as gunicorn's
   ``max_requests`` does: a server process's resident memory grows with the calls it has
-  answered, below Python (gRPC's core; Python's own stays flat), about 6% in its first
-  10,000 calls and a few % more up to 100,000 (docs/capacity.md). The replacement starts
+  answered, below Python (gRPC's core; Python's own stays flat), fastest at first and
+  levelling off near 100,000 calls (docs/decisions/capacity-0007-*). The replacement starts
   first; the old process is told to stop only once it serves, and finishes its calls;
 - when one that was serving exits unasked (a crash, the kernel's OOM killer, a signal
   to it alone). One that exits before it serves is not restarted: it would only fail
