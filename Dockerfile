@@ -21,6 +21,7 @@ COPY engine/ engine/
 COPY config/ config/
 COPY bootstrap/ bootstrap/
 COPY services/ services/
+COPY web/ web/
 COPY workers/ workers/
 COPY benchmarks/ benchmarks/
 COPY president_cli/ president_cli/

@@ -19,7 +19,7 @@ from engine.plays import Action
 from services.api.app import create_app, matched_route
 from services.commands import RatingPolicy, ReviewPolicy, TableDefaults, WebhookPolicy
 from services.container import Container, Webhooks
-from services.background import (
+from services.runtime.background import (
     BackgroundMatcher, BackgroundRatings, BackgroundReviews, BackgroundScheduler,
     BackgroundWebhooks,
 )
@@ -29,7 +29,7 @@ from services.errors import AiBusy, Unavailable
 from services.ports import (
     Adviser, Decide, Fallback, Nudge, ReviewQueue, TurnScheduler, WebhookQueue,
 )
-from services.relay import Relay
+from services.runtime.relay import Relay
 from services.store import Store
 from services.store.secrets import FernetVault
 from workers.ai import DEFAULT_BUDGETS, LEVELS, Budget, Weighed, analyse, decide

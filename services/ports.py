@@ -390,7 +390,7 @@ class WebhookQueue(Protocol):
 
 
 class OutboxWake(Protocol):
-    """When a process's relay (``services.relay``) should look at the outbox."""
+    """When a process's relay (``services.runtime.relay``) should look at the outbox."""
 
     def poke(self) -> None:
         """This process just committed something to the outbox."""

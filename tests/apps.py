@@ -11,12 +11,12 @@ from sqlalchemy import Engine
 from bootstrap import FALLBACK, AdviserHere, decide_here
 from databases import play_inline
 from services.api.app import create_app
-from services.background import BackgroundReviews, BackgroundScheduler, BackgroundWebhooks
+from services.runtime.background import BackgroundReviews, BackgroundScheduler, BackgroundWebhooks
 from services.commands import ReviewPolicy, WebhookPolicy
 from services.container import Container, Webhooks
-from services.inline import InlineScheduler
+from services.runtime.inline import InlineScheduler
 from services.ports import Decide
-from services.relay import Relay
+from services.runtime.relay import Relay
 from services.store import Store
 from services.store.secrets import FernetVault
 from workers.ai import LEVELS

@@ -13,8 +13,8 @@ from sqlalchemy import Engine, select, update
 from bootstrap import FALLBACK, decide_here
 from engine.events import Event
 from services.domain import Game, PlayedFor
-from services.inline import InlineScheduler
-from services.relay import Relay
+from services.runtime.inline import InlineScheduler
+from services.runtime.relay import Relay
 from services.ports import StoredEvent, UnitOfWork
 from services.store import Store
 from services.store.db import in_schema, recreate

@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 
 from apps import inline_app
 from databases import PG_URL, fresh, pg_url, play_inline
-from services.inline import InlineScheduler
+from services.runtime.inline import InlineScheduler
 from services.ports import UnitOfWork
 from services.store import Store
 from services.store.db import make_engine

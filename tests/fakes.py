@@ -18,7 +18,7 @@ from engine import Event, RoundStarted, State
 from engine.state import LogEntry
 from bootstrap import FALLBACK, decide_here
 from services.handlers.outbox import relay
-from services.inline import InlineScheduler
+from services.runtime.inline import InlineScheduler
 from services.domain import (
     Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayedFor,
     ServiceEvent, TurnMessage, Waiting, WebhookEndpoint,

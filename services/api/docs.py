@@ -10,7 +10,9 @@ import flask_swagger_ui
 from apiflask import APIBlueprint
 from flask import Response, abort, send_from_directory
 
-PAGE = Path(__file__).with_name("docs_page")
+from web import DOCS
+
+PAGE = DOCS
 SWAGGER_UI = Path(flask_swagger_ui.__file__).with_name("dist")
 TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css",
          ".png": "image/png"}

@@ -1,4 +1,4 @@
-"""The play page: static files shipped in the package, served at ``/`` and ``/play/…``.
+"""The play page: the static files of ``web/play/``, served at ``/`` and ``/play/…``.
 
 The page is a client of the public API like any other, so it stays out of the OpenAPI
 spec (``enable_openapi=False``).
@@ -11,7 +11,9 @@ from pathlib import Path
 from apiflask import APIBlueprint
 from flask import Response, abort, send_from_directory
 
-FILES = Path(__file__).with_name("web")
+from web import PLAY
+
+FILES = PLAY
 # Explicit types: mimetypes reads the host's /etc/mime.types, which may call .js
 # application/javascript or nothing at all; browsers refuse modules of the wrong type.
 TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}

@@ -32,7 +32,7 @@ class Store:
         self.reads = GameReads(autocommit_twin(engine), states or GameStates(), listen_url)
         self.moves = (MoveBatches(self.reads.cursor)
                       if engine.dialect.name == "postgresql" else None)
-        # Called after each commit that wrote to the outbox: a relay (``services.relay``)
+        # Called after each commit that wrote to the outbox: a relay (``services.runtime.relay``)
         # or a test sets it.
         self.outbox_written: Callable[[], object] = lambda: None
 

@@ -1,5 +1,5 @@
 """How an outbox relay learns that there is something to hand over (the ``OutboxWake``
-port of ``services.relay``).
+port of ``services.runtime.relay``).
 
 - PostgreSQL: one relay at a time leads the whole deployment, holding a session advisory
   lock on a connection of its own, and listens on ``OUTBOX_CHANNEL``, which every commit

@@ -253,15 +253,20 @@ class SqlGameRepository:
         now = utcnow()
         seen_at = self.reads.mark()  # before the write: the feed vouches from here
         move = Move(
-            game.id, read_version, game.seated, game.version, game.status, game.events,
-            stored(game.state), game.state.to_act, _deadline_ms(game), now,
-            [{"seq": read_version + offset, "round": entry.round_no, "seat": entry.seat,
-              "action": str(entry.action)} for offset, entry in enumerate(entries, start=1)],
-            [{"seq": first_event + offset, "round": round_no,
-              "payload": e.to_dict() if isinstance(e, SERVICE_EVENTS) else event_to_dict(e)}
-             for offset, (round_no, e) in enumerate(
-                 _by_round(entries[0].round_no if entries else 1, events), start=1)],
-            key, message, game.owner, hooks, _rounds_ended(game, events))
+            game_id=game.id, read_version=read_version, seated=game.seated,
+            version=game.version, status=game.status, events=game.events,
+            snapshot=stored(game.state), to_act=game.state.to_act,
+            deadline_ms=_deadline_ms(game), now=now,
+            actions=[{"seq": read_version + offset, "round": entry.round_no,
+                      "seat": entry.seat, "action": str(entry.action)}
+                     for offset, entry in enumerate(entries, start=1)],
+            new_events=[{"seq": first_event + offset, "round": round_no,
+                         "payload": (e.to_dict() if isinstance(e, SERVICE_EVENTS)
+                                     else event_to_dict(e))}
+                        for offset, (round_no, e) in enumerate(
+                            _by_round(entries[0].round_no if entries else 1, events), start=1)],
+            key=key, message=message, owner=game.owner, hooks=hooks,
+            rate_rounds=_rounds_ended(game, events))
         if self._moves is not None:
             done = self._moves.write(move)
         else:

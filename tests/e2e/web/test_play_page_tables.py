@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 from engine import describe_options
 from browsers import watched_page
 
-WEB = Path(__file__).resolve().parents[3] / "services" / "api" / "web"
+WEB = Path(__file__).resolve().parents[3] / "web" / "play"
 ONLINE = re.compile(r"\bonline\b")
 WAITING = "The game starts when every seat is taken"
 

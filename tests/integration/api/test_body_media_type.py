@@ -109,7 +109,7 @@ def test_posts_that_take_no_body_need_none_beside_a_refused_body(
     _refused(client.post(start, headers=bearer(host), **_sent("text/plain", {"fill": "easy"})),
              "Accept-Post")
     assert client.get(f"/v1/games/{game_id}", headers=key).get_json()["status"] == "waiting"
-    # what the play page (services/api/web/api.js) sends: no body, no Content-Type
+    # what the play page (web/play/api.js) sends: no body, no Content-Type
     for path in ("invite", "cancel"):
         answer = client.post(f"/v1/games/{game_id}/{path}", headers=bearer(host))
         assert "Content-Type" not in answer.request.headers

@@ -25,7 +25,7 @@ from services.views import GameView
 from bootstrap import FALLBACK
 from services.handlers.turns import take_ai_turn
 from fakes import Told
-from services.inline import InlineScheduler
+from services.runtime.inline import InlineScheduler
 from services.ports import UnitOfWork
 from services.store.db import schema_readable
 from services.store.models import ActionRow, Base

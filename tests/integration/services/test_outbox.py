@@ -1,4 +1,4 @@
-"""The transactional outbox (services.handlers.outbox, services.relay, services.store.outbox):
+"""The transactional outbox (services.handlers.outbox, services.runtime.relay, services.store.outbox):
 a move's next turn is written in the move's own transaction, handed over exactly once by
 whichever relay claims it, kept when the scheduler fails, and picked up by another relay
 when the process that committed it died before handing it over."""
@@ -25,7 +25,7 @@ from services.handlers.games import create_game
 from services.handlers.moves import act
 from services.handlers.outbox import relay
 from services.handlers.turns import Sweep, sweep
-from services.relay import Relay
+from services.runtime.relay import Relay
 from services.store import Store
 from services.store.db import in_schema, make_engine
 from services.store.models import GameRow, OutboxRow

@@ -19,7 +19,7 @@ from services.handlers.games import create_game
 from services.handlers.moves import act
 from services.handlers.ratings import initial, pool_of, rate_all, rate_pending
 from services.handlers.webhooks import register
-from services.inline import InlineScheduler
+from services.runtime.inline import InlineScheduler
 from services.ports import UnitOfWork
 from services.store import Store
 from services.store.models import (

@@ -23,7 +23,7 @@ from services.handlers.games import create_game, read_game
 from services.views import CreatedGame
 from bootstrap import FALLBACK, decide_here
 from services.handlers.turns import Sweep, play_instead, postpone, sweep, take_ai_turn
-from services.inline import InlineScheduler
+from services.runtime.inline import InlineScheduler
 from services.ports import UnitOfWork
 from services.store import Store
 from services.store.models import ActionRow, EventRow, GameRow

@@ -8,11 +8,11 @@ import threading
 
 from bootstrap import FALLBACK, decide_here
 from fakes import FakeDatabase
-from services.background import BackgroundScheduler
+from services.runtime.background import BackgroundScheduler
 from services.commands import CreateGame, SeatSpec
 from services.domain import PlayedFor
 from services.handlers.games import create_game
-from services.relay import Relay
+from services.runtime.relay import Relay
 from workers.ai import LEVELS
 
 

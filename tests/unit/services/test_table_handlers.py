@@ -27,7 +27,7 @@ from services.handlers.moves import act
 from services.handlers.tables import retried, join, leave, rematch, start
 from services.handlers.turns import play_instead, timed_out_in_a_row
 from services.handlers.webhooks import hooks_of
-from services.inline import InlineScheduler
+from services.runtime.inline import InlineScheduler
 from services.ports import VersionConflict
 from services.views import CreatedGame, GameView
 from workers.ai import LEVELS

@@ -16,7 +16,7 @@ import pytest
 from cryptography.fernet import Fernet, InvalidToken
 
 from fakes import FakeDatabase, play_inline
-from services.background import BackgroundWebhooks
+from services.runtime.background import BackgroundWebhooks
 from services.commands import CreateGame, RegisterWebhook, SeatSpec, WebhookPolicy
 from services.container import Webhooks
 from services.domain import Answer, ApiKey, Caller, Delivery, WebhookEndpoint, origin_of

@@ -1,6 +1,6 @@
 """The synchronous, in-process turn scheduler: AI seats play at once, in the committing
 thread. For tests and experiments; the Celery scheduler (``workers.turns``) implements the
-same port for production, and the background runner (``services.background``) serves a
+same port for production, and the background runner (``services.runtime.background``) serves a
 laptop with no broker.
 
 It has no timer: pacing is ignored and human turn timeouts need the Celery scheduler.
