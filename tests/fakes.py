@@ -21,7 +21,8 @@ from services.handlers.outbox import relay
 from services.runtime.inline import InlineScheduler
 from services.domain import (
     Answer, ApiKey, AttemptRecord, Delivery, Game, GameSummary, Hook, Outcome, PlayedFor,
-    ServiceEvent, TurnMessage, Waiting, WebhookEndpoint,
+    PlayerRef, PoolSummary, RatedRound, Rating, Review, RoundToRate, ServiceEvent, Standing,
+    Ticket, TurnMessage, Waiting, WebhookEndpoint,
 )
 from services.ports import StoredEvent, StoredState, VersionConflict
 
@@ -76,6 +77,15 @@ class FakeDatabase:
         self.attempts: list[AttemptRecord] = []
         self.players: dict[tuple[str, str], str | None] = {}  # (key, player): name
         self.seen: dict[tuple[str, int], datetime] = {}  # (game, seat): heard from then
+        self.rating_queue: list[RoundToRate] = []  # rounds a move queued, oldest first
+        self.rated: set[tuple[str, int]] = set()  # (game, round) rated once
+        self.ratings: dict[tuple[str, PlayerRef], Rating] = {}  # (pool, player): latest
+        self.rating_history: list[tuple[str, RatedRound]] = []  # (pool, round), oldest first
+        self.tickets: dict[str, Ticket] = {}
+        self.sealed_tokens: dict[str, str] = {}  # ticket id: its matched seat's sealed token
+        self.reviews: dict[tuple[str, int], Review] = {}
+        self.review_sent: dict[tuple[str, int], datetime] = {}  # last handed to a queue
+        self.review_lease: dict[tuple[str, int], datetime] = {}  # a running one's lease end
         self.outbox_written: Callable[[], Any] = lambda: None  # after a commit that wrote to it
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.commits = 0
@@ -446,6 +456,214 @@ class FakeWebhooks:
         return len(old)
 
 
+class FakeRatings:
+    """Ratings, their queue and history in the fake database (one rater: no lock)."""
+
+    def __init__(self, db: FakeDatabase, games: FakeRepository) -> None:
+        self._db, self._games = db, games
+
+    def claim(self, limit: int) -> list[RoundToRate]:
+        claimed = self._db.rating_queue[:limit]
+        self._games.pending.append(lambda: self._db.rating_queue.__delitem__(
+            slice(0, len(claimed))))
+        return list(claimed)
+
+    def pending(self) -> bool:
+        return bool(self._db.rating_queue)
+
+    def mark_rated(self, rounds: Sequence[tuple[str, int, str]]) -> set[tuple[str, int]]:
+        fresh = {(g, n) for g, n, _ in rounds} - self._db.rated
+        self._games.pending.append(lambda: self._db.rated.update(fresh))
+        return set(fresh)  # (the caller's to change)
+
+    def get(self, pool: str, refs: Sequence[PlayerRef]) -> dict[PlayerRef, Rating]:
+        return {r: self._db.ratings[(pool, r)] for r in refs if (pool, r) in self._db.ratings}
+
+    def save(self, rounds: Sequence[tuple[str, RatedRound]],
+             latest: dict[tuple[str, PlayerRef], Rating], hooks: dict[str, list[Hook]]
+             ) -> None:
+        def write() -> None:
+            self._db.rating_history.extend(rounds)
+            self._db.ratings.update(latest)
+
+        self._games.pending.append(write)
+        for owner, owned in hooks.items():
+            self._games._hook(owner, owned, self._db.now())
+
+    def board(self, pool: str, owner: str, min_rounds: int, limit: int,
+              after: tuple[float, str, str, int] | None) -> list[Standing]:
+        ranked = self._ranked(pool, owner, min_rounds)
+        start = 0 if after is None else next(
+            (i for i, s in enumerate(ranked)
+             if (-s.rating.ordinal, s.ref.owner, s.ref.player) > (-after[0], after[1], after[2])),
+            len(ranked))
+        return ranked[start:start + limit]
+
+    def around(self, pool: str, owner: str, ref: PlayerRef, min_rounds: int,
+               count: int) -> list[Standing]:
+        ranked = self._ranked(pool, owner, min_rounds)
+        at = next((i for i, s in enumerate(ranked) if s.ref == ref), None)
+        return [] if at is None else ranked[max(0, at - count):at + count + 1]
+
+    def history(self, owner: str, player: str, limit: int) -> list[tuple[str, RatedRound]]:
+        return [(pool, r) for pool, r in reversed(self._db.rating_history)
+                if r.ref == PlayerRef(owner, player)][:limit]
+
+    def summaries(self, owner: str, player: str) -> list[PoolSummary]:
+        ref, found = PlayerRef(owner, player), []
+        for (pool, held), rating in sorted(self._db.ratings.items()):
+            if held != ref:
+                continue
+            rounds = [r for p, r in self._db.rating_history if p == pool and r.ref == ref]
+            found.append(PoolSummary(pool, rating, len({r.game_id for r in rounds}),
+                                     sum(r.role == "president" for r in rounds),
+                                     sum(r.role == "trou" for r in rounds),
+                                     sum(r.points for r in rounds)))
+        return found
+
+    def _ranked(self, pool: str, owner: str, min_rounds: int) -> list[Standing]:
+        held = sorted(((r, rating) for (p, r), rating in self._db.ratings.items()
+                       if p == pool and r.owner == owner and rating.rounds >= min_rounds),
+                      key=lambda x: (-x[1].ordinal, x[0].owner, x[0].player))
+        return [Standing(rank, ref, rating) for rank, (ref, rating) in enumerate(held, 1)]
+
+
+class FakeTickets:
+    """Matchmaking tickets in the fake database."""
+
+    def __init__(self, db: FakeDatabase, pending: list[Callable[[], None]]) -> None:
+        self._db, self._pending = db, pending
+
+    def add(self, ticket: Ticket) -> bool:
+        if any(t.owner == ticket.owner and t.player == ticket.player and t.state == "waiting"
+               for t in self._db.tickets.values()):
+            return False
+        self._pending.append(lambda: self._db.tickets.__setitem__(ticket.id, ticket))
+        return True
+
+    def get(self, owner: str, ticket_id: str) -> Ticket | None:
+        found = self._db.tickets.get(ticket_id)
+        return found if found is not None and found.owner == owner else None
+
+    def live(self, owner: str) -> int:
+        return sum(t.owner == owner and t.state == "waiting" for t in self._db.tickets.values())
+
+    def waiting(self, limit: int) -> list[Ticket]:
+        return sorted((t for t in self._db.tickets.values() if t.state == "waiting"),
+                      key=lambda t: (t.created_at, t.id))[:limit]
+
+    def matched(self, ticket_id: str, game_id: str, seat: int, sealed_token: str) -> bool:
+        found = self._db.tickets.get(ticket_id)
+        if found is None or found.state != "waiting":
+            return False
+
+        def write() -> None:
+            self._db.tickets[ticket_id] = replace(found, state="matched", game_id=game_id,
+                                                  seat=seat)
+            self._db.sealed_tokens[ticket_id] = sealed_token
+
+        self._pending.append(write)
+        return True
+
+    def cancel(self, owner: str, ticket_id: str) -> bool:
+        found = self.get(owner, ticket_id)
+        if found is None or found.state != "waiting":
+            return False
+        self._pending.append(lambda: self._db.tickets.__setitem__(
+            ticket_id, replace(found, state="cancelled")))
+        return True
+
+    def take_token(self, owner: str, ticket_id: str) -> str | None:
+        if self.get(owner, ticket_id) is None:
+            return None
+        sealed = self._db.sealed_tokens.get(ticket_id)
+        self._pending.append(lambda: self._db.sealed_tokens.pop(ticket_id, None))
+        return sealed
+
+    def pending(self) -> bool:
+        return any(t.state == "waiting" for t in self._db.tickets.values())
+
+
+class FakeReviews:
+    """Round reviews in the fake database; leases by its clock."""
+
+    def __init__(self, db: FakeDatabase, pending: list[Callable[[], None]]) -> None:
+        self._db, self._pending = db, pending
+
+    def add(self, review: Review) -> bool:
+        key = (review.game_id, review.round_no)
+        if key in self._db.reviews:
+            return False
+        now = self._db.now()
+
+        def write() -> None:
+            self._db.reviews[key] = replace(review, requested_at=now)
+            self._db.review_sent[key] = now
+
+        self._pending.append(write)
+        return True
+
+    def get(self, game_id: str, round_no: int) -> Review | None:
+        return self._db.reviews.get((game_id, round_no))
+
+    def claim(self, game_id: str, round_no: int | None, lease_s: float) -> Review | None:
+        free = sorted((r for k, r in self._db.reviews.items() if self._free(k)),
+                      key=lambda r: r.requested_at)
+        if round_no is not None:
+            free = [r for r in free if (r.game_id, r.round_no) == (game_id, round_no)]
+        if not free:
+            return None
+        claimed = replace(free[0], state="running", attempts=free[0].attempts + 1, done=0)
+        key, until = (claimed.game_id, claimed.round_no), self._db.now() + timedelta(
+            seconds=lease_s)
+
+        def write() -> None:
+            self._db.reviews[key] = claimed
+            self._db.review_lease[key] = until
+
+        self._pending.append(write)
+        return claimed
+
+    def progress(self, game_id: str, round_no: int, done: int, lease_s: float) -> None:
+        key, until = (game_id, round_no), self._db.now() + timedelta(seconds=lease_s)
+
+        def write() -> None:
+            held = self._db.reviews.get(key)
+            if held is not None and held.state == "running":
+                self._db.reviews[key] = replace(held, done=done)
+                self._db.review_lease[key] = until
+
+        self._pending.append(write)
+
+    def finish(self, review: Review) -> bool:
+        key = (review.game_id, review.round_no)
+        held = self._db.reviews.get(key)
+        if held is None or held.state != "running":
+            return False
+        now = self._db.now()
+        self._pending.append(lambda: self._db.reviews.__setitem__(
+            key, replace(review, finished_at=now, requested_at=held.requested_at)))
+        return True
+
+    def send_again(self, after_s: float, limit: int) -> list[tuple[str, int]]:
+        now = self._db.now()
+        stale = [k for k, r in sorted(self._db.reviews.items(),
+                                      key=lambda kr: kr[1].requested_at)
+                 if self._free(k) and self._db.review_sent[k] < now - timedelta(seconds=after_s)
+                 ][:limit]
+        self._pending.append(lambda: self._db.review_sent.update({k: now for k in stale}))
+        return stale
+
+    def queued(self, owner: str | None) -> int:
+        return sum(r.owner == owner and r.state in ("queued", "running")
+                   for r in self._db.reviews.values())
+
+    def _free(self, key: tuple[str, int]) -> bool:
+        review = self._db.reviews[key]
+        return review.state == "queued" or (
+            review.state == "running" and self._db.review_lease[key] < self._db.now())
+
+
 class FakeUnitOfWork:
     """Writes wait for ``commit``; leaving the block without it drops them."""
 
@@ -456,6 +674,9 @@ class FakeUnitOfWork:
         self.outbox = FakeOutbox(db, self.games.pending)
         self.webhooks = FakeWebhooks(db, self.games.pending)
         self.players = FakePlayers(db, self.games.pending)
+        self.ratings = FakeRatings(db, self.games)
+        self.tickets = FakeTickets(db, self.games.pending)
+        self.reviews = FakeReviews(db, self.games.pending)
 
     def __enter__(self) -> FakeUnitOfWork:
         return self
