@@ -59,6 +59,8 @@ class VersionConflict(Exception):
 
 
 class GameRepository(Protocol):
+    """Games and their logs: made, read, moved on, reseated."""
+
     def add(self, game: Game, events: Sequence[Event],
             message: TurnMessage | None = None, hooks: Sequence[Hook] = (),
             invite_hash: str | None = None) -> None:
@@ -93,6 +95,22 @@ class GameRepository(Protocol):
         game started, or the seat to act changed hands), with ``message`` (written to
         the outbox) and a new time limit; else the turn's limit and message stand."""
 
+    def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]: ...
+
+    def actions(self, game_id: str) -> list[str]:
+        """The game's action log, as canonical action texts, in order."""
+
+    def stored_state(self, game_id: str) -> StoredState | None:
+        """The stored snapshot, decoded now, never from a cache."""
+
+    def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
+        """(action text, resulting version) of an earlier action sent with ``key``."""
+
+
+class LobbyRepository(Protocol):
+    """The lobby's rows (``handlers.tables``, ``handlers.presence``): seats' presence,
+    invites, rematches."""
+
     def touch(self, game_id: str, seat: int) -> None:
         """The seat's human was heard from now (by the database's clock)."""
 
@@ -110,7 +128,10 @@ class GameRepository(Protocol):
     def set_rematch(self, game_id: str, rematch_id: str) -> bool:
         """Name the game's rematch; False if one is named already."""
 
-    def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]: ...
+
+class TurnRepository(Protocol):
+    """The turn sweep (``handlers.turns``): games waiting on a seat, turns due again,
+    human deadlines."""
 
     def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
         """Active games waiting on a seat of ``kind`` since before ``since``."""
@@ -131,14 +152,9 @@ class GameRepository(Protocol):
         """Whether the human seat to act has run past its time limit, by the database's
         clock (the one its deadline was written with)."""
 
-    def actions(self, game_id: str) -> list[str]:
-        """The game's action log, as canonical action texts, in order."""
 
-    def stored_state(self, game_id: str) -> StoredState | None:
-        """The stored snapshot, decoded now, never from a cache."""
-
-    def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
-        """(action text, resulting version) of an earlier action sent with ``key``."""
+class GameListing(Protocol):
+    """Lists of games: a caller's page by page, an owner's finished ones, every id."""
 
     def page(self, owner: str | None, status: str | None, limit: int,
              before: tuple[datetime, str] | None) -> list[GameSummary]:
@@ -151,6 +167,10 @@ class GameRepository(Protocol):
                  after: tuple[str, datetime] | None, limit: int) -> list[tuple[str, datetime]]:
         """(id, when it finished) of ``owner``'s finished games in that order, from
         ``since``, strictly after ``after``."""
+
+
+class QuotaRepository(Protocol):
+    """What the quotas count (``handlers.quotas``): games under way, AI time an hour."""
 
     def active_count(self, owner: str | None) -> int:
         """How many of ``owner``'s games are under way."""
@@ -408,6 +428,18 @@ class UnitOfWork(Protocol):
 
     @property
     def games(self) -> GameRepository: ...
+
+    @property
+    def lobby(self) -> LobbyRepository: ...
+
+    @property
+    def turns(self) -> TurnRepository: ...
+
+    @property
+    def listing(self) -> GameListing: ...
+
+    @property
+    def quotas(self) -> QuotaRepository: ...
 
     @property
     def keys(self) -> KeyRepository: ...

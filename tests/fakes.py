@@ -136,33 +136,6 @@ class FakeRepository:
         self._send(message if turn else None, now)
         self._hook(game.owner, hooks, now)
 
-    def touch(self, game_id: str, seat: int) -> None:
-        now = self._db.now()
-        self.pending.append(lambda: self._db.seen.__setitem__((game_id, seat), now))
-
-    def gone_quiet(self, after_s: float, limit: int = 500) -> list[tuple[str, int]]:
-        cutoff = self._db.now() - timedelta(seconds=after_s)
-        return [(game_id, s.seat) for game_id, stored in self._db.games.items()
-                for s in stored.game.seats
-                if s.connected and self._db.seen.get((game_id, s.seat), cutoff) < cutoff][:limit]
-
-    def set_invite(self, game_id: str, invite_hash: str | None) -> None:
-        self.pending.append(lambda: setattr(self._db.games[game_id], "invite", invite_hash))
-
-    def by_invite(self, invite_hash: str) -> str | None:
-        return next((s.game.id for s in self._db.games.values() if s.invite == invite_hash),
-                    None)
-
-    def rematch_of(self, game_id: str) -> str | None:
-        return self._db.games[game_id].rematch
-
-    def set_rematch(self, game_id: str, rematch_id: str) -> bool:
-        stored = self._db.games[game_id]
-        if stored.rematch is not None:
-            return False
-        self.pending.append(lambda: setattr(stored, "rematch", rematch_id))
-        return True
-
     def _hook(self, owner: str | None, hooks: Sequence[Hook], now: datetime) -> None:
         def write() -> None:
             for endpoint, _ in list(self._db.endpoints.values()):
@@ -212,6 +185,55 @@ class FakeRepository:
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return [e for e in self._db.games[game_id].events if e[0] > after][:limit]
 
+    def actions(self, game_id: str) -> list[str]:
+        return list(self._db.games[game_id].actions)
+
+    def stored_state(self, game_id: str) -> StoredState | None:
+        stored = self._db.games.get(game_id)
+        return None if stored is None else StoredState(stored.game.version, stored.game.state)
+
+    def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
+        return self._db.keys.get((game_id, seat, key))
+
+
+class _OfGames:
+    """A fake port over the games' rows, writing in the games' unit of work."""
+
+    def __init__(self, games: FakeRepository) -> None:
+        self._db, self.pending, self._send = games._db, games.pending, games._send
+
+
+class FakeLobby(_OfGames):
+    def touch(self, game_id: str, seat: int) -> None:
+        now = self._db.now()
+        self.pending.append(lambda: self._db.seen.__setitem__((game_id, seat), now))
+
+    def gone_quiet(self, after_s: float, limit: int = 500) -> list[tuple[str, int]]:
+        cutoff = self._db.now() - timedelta(seconds=after_s)
+        return [(game_id, s.seat) for game_id, stored in self._db.games.items()
+                for s in stored.game.seats
+                if s.connected and self._db.seen.get((game_id, s.seat), cutoff) < cutoff][:limit]
+
+    def set_invite(self, game_id: str, invite_hash: str | None) -> None:
+        self.pending.append(lambda: setattr(self._db.games[game_id], "invite", invite_hash))
+
+    def by_invite(self, invite_hash: str) -> str | None:
+        return next((s.game.id for s in self._db.games.values() if s.invite == invite_hash),
+                    None)
+
+    def rematch_of(self, game_id: str) -> str | None:
+        return self._db.games[game_id].rematch
+
+    def set_rematch(self, game_id: str, rematch_id: str) -> bool:
+        stored = self._db.games[game_id]
+        if stored.rematch is not None:
+            return False
+        self.pending.append(lambda: setattr(stored, "rematch", rematch_id))
+        return True
+
+
+
+class FakeTurns(_OfGames):
     def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
         return [w for w, s in self._waiting(kind) if s.updated_at < since][:limit]
 
@@ -249,16 +271,9 @@ class FakeRepository:
         deadline = self._db.games[game_id].deadline
         return deadline is not None and self._db.now() >= deadline
 
-    def actions(self, game_id: str) -> list[str]:
-        return list(self._db.games[game_id].actions)
 
-    def stored_state(self, game_id: str) -> StoredState | None:
-        stored = self._db.games.get(game_id)
-        return None if stored is None else StoredState(stored.game.version, stored.game.state)
 
-    def remembered(self, game_id: str, seat: int, key: str) -> tuple[str, int] | None:
-        return self._db.keys.get((game_id, seat, key))
-
+class FakeListing(_OfGames):
     def page(self, owner: str | None, status: str | None, limit: int,
              before: tuple[datetime, str] | None) -> list[GameSummary]:
         games = sorted(self._db.games.values(), key=lambda s: (s.created_at, s.game.id),
@@ -268,6 +283,22 @@ class FakeRepository:
                 if s.game.owner == owner and (status is None or s.game.status == status)
                 and (before is None or (s.created_at, s.game.id) < before)][:limit]
 
+    def ids(self) -> list[str]:
+        return [s.game.id for s in sorted(self._db.games.values(), key=lambda s: s.created_at)]
+
+
+
+
+    def finished(self, owner: str, since: datetime | None,
+                 after: tuple[str, datetime] | None, limit: int) -> list[tuple[str, datetime]]:
+        done = sorted(((s.updated_at, s.game.id) for s in self._db.games.values()
+                       if s.game.status == "over" and s.game.owner == owner
+                       and (since is None or s.updated_at >= since)))
+        return [(game_id, at) for at, game_id in done
+                if after is None or (at, game_id) > (after[1], after[0])][:limit]
+
+
+class FakeQuotas(_OfGames):
     def add_ai_time(self, owner: str, hour: datetime, seconds: float) -> None:
         self.pending.append(lambda: self._db.ai_time.__setitem__(
             (owner, hour), self._db.ai_time.get((owner, hour), 0.0) + seconds))
@@ -279,8 +310,6 @@ class FakeRepository:
         return sum(s.game.owner == owner and s.game.status in ("active", "waiting")
                    for s in self._db.games.values())
 
-    def ids(self) -> list[str]:
-        return [s.game.id for s in sorted(self._db.games.values(), key=lambda s: s.created_at)]
 
 
 class FakePlayers:
@@ -670,6 +699,10 @@ class FakeUnitOfWork:
     def __init__(self, db: FakeDatabase) -> None:
         self._db = db
         self.games = FakeRepository(db)
+        self.lobby = FakeLobby(self.games)
+        self.turns = FakeTurns(self.games)
+        self.listing = FakeListing(self.games)
+        self.quotas = FakeQuotas(self.games)
         self.keys = FakeKeyRepository(db, self.games.pending)
         self.outbox = FakeOutbox(db, self.games.pending)
         self.webhooks = FakeWebhooks(db, self.games.pending)

@@ -23,7 +23,7 @@ def check_all(uow_factory: Callable[[], UnitOfWork]) -> tuple[int, list[str]]:
     """Rebuild every game from its seed and action log: (games checked, the ids whose
     stored snapshot differs from the rebuilt state)."""
     with uow_factory() as uow:
-        ids = uow.games.ids()
+        ids = uow.listing.ids()
     broken = []
     for game_id in ids:
         snapshot, rebuilt = rebuilt_state(game_id, uow_factory())

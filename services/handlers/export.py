@@ -34,7 +34,7 @@ def export(since: datetime | None, uow_factory: Callable[[], UnitOfWork],
     since = None if since is None else in_utc(since)  # (stored in UTC)
     while True:
         with uow_factory() as uow:
-            page = uow.games.finished(owner, since, after, PAGE)
+            page = uow.listing.finished(owner, since, after, PAGE)
             games = [(uow.games.get(game_id), finished) for game_id, finished in page]
         for game, finished in games:
             if game is not None:

@@ -135,6 +135,6 @@ def list_games(status: str | None, limit: int, cursor: str | None, uow: UnitOfWo
     if not caller.may("games:read"):
         raise MissingScope("this key may not list games: it needs games:read")
     with uow:
-        games = uow.games.page(caller.owner, status, limit + 1, decode_cursor(cursor))
+        games = uow.listing.page(caller.owner, status, limit + 1, decode_cursor(cursor))
     more, games = len(games) > limit, games[:limit]
     return games, encode_cursor(games[-1]) if more and games else None

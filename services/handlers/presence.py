@@ -48,7 +48,7 @@ class Presence:
                 or view.status in ("over", "cancelled")):
             return False
         with self._uow() as uow:
-            uow.games.touch(game_id, view.seat)
+            uow.lobby.touch(game_id, view.seat)
             uow.commit()
         if view.seats[view.seat].connected:
             return False
@@ -59,7 +59,7 @@ class Presence:
 def expire(uow_factory: Callable[[], UnitOfWork], after_s: float = WINDOW_S) -> int:
     """The seats not heard from for ``after_s`` are disconnected; how many."""
     with uow_factory() as uow:
-        quiet = uow.games.gone_quiet(after_s)
+        quiet = uow.lobby.gone_quiet(after_s)
     for game_id, seat in quiet:
         _mark(uow_factory(), game_id, seat, False)
     return len(quiet)

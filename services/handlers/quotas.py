@@ -19,7 +19,7 @@ def ai_time_used(uow: UnitOfWork, owner: str, now: datetime | None = None) -> fl
     """The AI thinking time ``owner``'s games used in the last hour, as the quota counts
     it: the hour under way and the one before."""
     since = hour_of(now or datetime.now(timezone.utc)) - timedelta(hours=1)
-    return uow.games.ai_time_since(owner, since)
+    return uow.quotas.ai_time_since(owner, since)
 
 
 class Allowance(NamedTuple):
@@ -44,7 +44,7 @@ def within_quota(uow: UnitOfWork, allowance: Allowance, ai_seats: bool,
     what an owner holds give or take its concurrency, which the rate limits bound."""
     owner, most, seconds = allowance
     if most is not None:
-        held = uow.games.active_count(owner) + pending
+        held = uow.quotas.active_count(owner) + pending
         if held >= most:
             raise QuotaExceeded(f"{held} game(s) under way or waiting for a table, the most "
                                 "this caller may hold: finish or wait for one")

@@ -57,7 +57,7 @@ def join(cmd: Join, uow: UnitOfWork, caller: Caller) -> Seated:
 
     def change() -> Seated:
         with uow:
-            game_id = None if invite is None else uow.games.by_invite(invite)
+            game_id = None if invite is None else uow.lobby.by_invite(invite)
             if game_id is None:
                 raise InviteNotFound("no game has this invite code (it may have been "
                                      "rotated)")
@@ -135,7 +135,7 @@ def new_invite(game_id: str, token: str | None, uow: UnitOfWork, caller: Caller)
         _unseeded(game)
         _still_waiting(game)
         code = new_invite_code()
-        uow.games.set_invite(game.id, invite_hash(code))
+        uow.lobby.set_invite(game.id, invite_hash(code))
         uow.commit()
     return code
 
@@ -185,7 +185,7 @@ def rematch(game_id: str, token: str, uow: UnitOfWork, caller: Caller = ANONYMOU
             seat = seat_of(old, token, caller).seat
             if old.status != "over":
                 raise SeriesNotOver("a rematch comes once the series is over")
-            made = uow.games.rematch_of(old.id)
+            made = uow.lobby.rematch_of(old.id)
             if made is None:
                 new, events = _next_series(old)
                 within_quota(uow, Allowance(old.owner, old.max_active_games,
@@ -194,7 +194,7 @@ def rematch(game_id: str, token: str, uow: UnitOfWork, caller: Caller = ANONYMOU
                 read_version, read_seated = old.version, old.seated
                 uow.games.reseat(old, read_version, read_seated,
                                  [TableEvent("rematch_created", rematch=new.id)])
-                if not uow.games.set_rematch(old.id, new.id):
+                if not uow.lobby.set_rematch(old.id, new.id):
                     raise VersionConflict(f"game {old.id} has a rematch already")
                 claimed, given = _claimed(new, seat)
                 new.seats = _with_seat(new, claimed)

@@ -55,7 +55,7 @@ def take_ai_turn(turn: Turn, uow: UnitOfWork, decide: Decide, fallback: Fallback
 def charge_ai_time(uow: UnitOfWork, owner: str, seconds: float) -> None:
     """(In ``uow``, uncommitted.) AI thinking for ``owner``'s games: its seats', hints,
     reviews."""
-    uow.games.add_ai_time(owner, hour_of(datetime.now(timezone.utc)), seconds)
+    uow.quotas.add_ai_time(owner, hour_of(datetime.now(timezone.utc)), seconds)
 
 
 def refuse_past_quota(uow: UnitOfWork, game: Game) -> None:
@@ -86,7 +86,7 @@ def play_instead(turn: Turn, reason: str, uow: UnitOfWork, fallback: Fallback,
     kind = "human" if reason == "turn_timeout" else "ai"
     with uow:
         game = _waiting_on(uow, turn, kind)
-        if game is None or (kind == "human" and not uow.games.out_of_time(turn.game_id)):
+        if game is None or (kind == "human" and not uow.turns.out_of_time(turn.game_id)):
             return None
         if kind == "human" and 0 < take_over_after <= 1 + timed_out_in_a_row(
                 uow, game, turn.seat):
@@ -144,7 +144,7 @@ def sweep(uow: UnitOfWork, after_s: float) -> Sweep:
     playing: a turn never has two live copies. Each one sent again is due now, so the
     next sweeps leave it alone for as long."""
     with uow:
-        stalled = [w for w in uow.games.stalled(after_s) if uow.games.send_again(w)]
+        stalled = [w for w in uow.turns.stalled(after_s) if uow.turns.send_again(w)]
         uow.commit()
     ai_turns = sum(1 for w in stalled if w.engine is not None)
     return Sweep(ai_turns, len(stalled) - ai_turns)
@@ -155,7 +155,7 @@ def postpone(turn: Turn, uow: UnitOfWork, delay_s: float) -> bool:
     for that attempt before it sends the turn again, so the retry stays the one live
     copy. False if the game has moved on."""
     with uow:
-        done = uow.games.postpone(Waiting(turn.game_id, turn.version, turn.seat, None),
+        done = uow.turns.postpone(Waiting(turn.game_id, turn.version, turn.seat, None),
                                   delay_s)
         uow.commit()
     return done

@@ -57,7 +57,7 @@ class BackgroundScheduler:
         conditional on the version."""
         try:
             with self._uow_factory() as uow:
-                waiting = uow.games.waiting("ai", now or datetime.now(timezone.utc))
+                waiting = uow.turns.waiting("ai", now or datetime.now(timezone.utc))
         except Exception:  # noqa: BLE001 - e.g. not migrated yet: the service starts anyway
             log.exception("AI turns left waiting could not be looked up; the next start "
                           "tries again")

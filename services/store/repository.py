@@ -6,23 +6,20 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Iterator, Sequence, TypeVar, Unpack
 
 from sqlalchemy import (
-    ColumnElement, Row, Select, Table, and_, bindparam, delete, func, insert, or_, select, text,
+    ColumnElement, Row, Table, and_, bindparam, delete, insert, or_, select, text,
     update,
 )
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from engine.events import Event, RoundEnded, RoundStarted
 from engine.snapshot import event_to_dict
 from engine.state import LogEntry
 from services.domain import (
-    SERVICE_EVENTS, ApiKey, Game, GameSummary, Hook, Seat, ServiceEvent, TurnMessage, Waiting,
-    rated_player,
+    SERVICE_EVENTS, ApiKey, Game, GameSummary, Hook, Seat, ServiceEvent, TurnMessage, rated_player,
 )
 from services.ports import StoredEvent, StoredState, VersionConflict
 from services.store.models import (
-    ActionRow, AiUsageRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, OutboxRow,
+    ActionRow, ApiKeyRow, Base, EventRow, GameRow, IdempotencyRow, OutboxRow,
     RatingQueueRow, SeatRow, utcnow,
 )
 from services.store.moves import Move, MoveBatches, delay_ms
@@ -206,36 +203,6 @@ class SqlGameRepository:
             connection.execute(text(f"SELECT pg_notify('{CHANNEL}', :notice)"),
                                {"notice": notice.payload()})
 
-    def touch(self, game_id: str, seat: int) -> None:
-        self.session.connection().execute(
-            update(_table(SeatRow)).where(SeatRow.game_id == game_id, SeatRow.seat == seat)
-            .values(seen_at=self._clock()))
-
-    def gone_quiet(self, after_s: float, limit: int = 500) -> list[tuple[str, int]]:
-        """(game, seat) of the seats connected but not heard from for ``after_s``, by the
-        database's clock (index ix_seats_connected)."""
-        cutoff = self._clock() - timedelta(seconds=after_s)
-        return [(game_id, seat) for game_id, seat in self.session.execute(
-            select(SeatRow.game_id, SeatRow.seat)
-            .where(SeatRow.connected, SeatRow.seen_at < cutoff).limit(limit))]
-
-    def set_invite(self, game_id: str, invite_hash: str | None) -> None:
-        self.session.execute(update(_table(GameRow)).where(GameRow.id == game_id)
-                             .values(invite_hash=invite_hash))
-
-    def by_invite(self, invite_hash: str) -> str | None:
-        return self.session.scalar(select(GameRow.id).where(GameRow.invite_hash == invite_hash))
-
-    def rematch_of(self, game_id: str) -> str | None:
-        return self.session.scalar(select(GameRow.rematch_id).where(GameRow.id == game_id))
-
-    def set_rematch(self, game_id: str, rematch_id: str) -> bool:
-        """Name the game's rematch, unless one is named already."""
-        done = self.session.connection().execute(update(_table(GameRow))
-                                    .where(GameRow.id == game_id, GameRow.rematch_id.is_(None))
-                                    .values(rematch_id=rematch_id))
-        return bool(done.rowcount == 1)
-
     def known(self, game_id: str, version: int) -> Game | None:
         """The game as this process last saw it, if at ``version`` (no database read)."""
         return self.reads.states.game(game_id, version)
@@ -328,56 +295,6 @@ class SqlGameRepository:
     def events_after(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
         return self.reads.events_after(game_id, after, limit)
 
-    def waiting(self, kind: str, since: datetime, limit: int = 500) -> list[Waiting]:
-        """Active games waiting on a seat of ``kind`` since before ``since``, oldest
-        first."""
-        query = self._waiting_query(kind).where(GameRow.updated_at < since)
-        return [Waiting(*row) for row in self.session.execute(query.limit(limit))]
-
-    def stalled(self, after_s: float, limit: int = 500) -> list[Waiting]:
-        """Active games whose turn was due more than ``after_s`` ago, by the database's
-        clock, longest waiting first. (A turn is due after its last move, so the range
-        on ``updated_at`` narrows the scan to ix_games_waiting's.)"""
-        cutoff = self._clock() - timedelta(seconds=after_s)
-        query = self._waiting_query(None).where(GameRow.updated_at < cutoff,
-                                                GameRow.turn_due_at < cutoff)
-        return [Waiting(*row) for row in self.session.execute(query.limit(limit))]
-
-    def send_again(self, waiting: Waiting) -> bool:
-        now = self._clock()
-        if not self._due_at(waiting, now):
-            return False
-        self._add_message(TurnMessage(waiting.game_id, waiting.version, waiting.seat,
-                                      waiting.engine, 0.0, resent=True), now)
-        return True
-
-    def postpone(self, waiting: Waiting, delay_s: float) -> bool:
-        return self._due_at(waiting, self._clock() + timedelta(seconds=delay_s))
-
-    def _due_at(self, waiting: Waiting, due: Moment) -> bool:
-        moved = self.session.connection().execute(
-            update(_table(GameRow)).where(GameRow.id == waiting.game_id,
-                                          GameRow.version == waiting.version,
-                                          GameRow.status == "active")
-            .values(turn_due_at=due))
-        return bool(moved.rowcount == 1)
-
-    def _waiting_query(self, kind: str | None) -> Select[str, int, int, str | None]:  # Waiting
-        query = (select(GameRow.id, GameRow.version, GameRow.to_act, SeatRow.engine)
-                 .join(SeatRow, and_(SeatRow.game_id == GameRow.id,
-                                     SeatRow.seat == GameRow.to_act))
-                 .where(GameRow.status == "active")
-                 .order_by(GameRow.updated_at))
-        return query if kind is None else query.where(SeatRow.kind == kind)
-
-    def out_of_time(self, game_id: str) -> bool:
-        if self._dialect == "postgresql":
-            return bool(self.session.scalar(select(GameRow.turn_deadline <= func.now())
-                                            .where(GameRow.id == game_id)))
-        deadline = self.session.scalar(select(GameRow.turn_deadline)
-                                       .where(GameRow.id == game_id))
-        return deadline is not None and aware(deadline) <= utcnow()
-
     def actions(self, game_id: str) -> list[str]:
         return list(self.session.scalars(
             select(ActionRow.action).where(ActionRow.game_id == game_id)
@@ -392,53 +309,6 @@ class SqlGameRepository:
         """(action text, resulting version) of an earlier action sent with ``key``."""
         return self.reads.remembered(game_id, seat, key)
 
-    def page(self, owner: str | None, status: str | None, limit: int,
-             before: tuple[datetime, str] | None) -> list[GameSummary]:
-        """``owner``'s games newest first, strictly after the ``before`` (created_at, id)
-        cursor (index ix_games_owner)."""
-        return summaries(self.session, GameRow.owner.is_(None) if owner is None
-                         else GameRow.owner == owner, status, limit, before)
-
-    def finished(self, owner: str, since: datetime | None,
-                 after: tuple[str, datetime] | None, limit: int) -> list[tuple[str, datetime]]:
-        """(id, when it finished) of ``owner``'s finished games, in that order, from
-        ``since``, strictly after ``after`` (index ix_games_waiting: status, updated_at)."""
-        query = (select(GameRow.id, GameRow.updated_at)
-                 .where(GameRow.status == "over", GameRow.owner == owner)
-                 .order_by(GameRow.updated_at, GameRow.id).limit(limit))
-        if since is not None:
-            query = query.where(GameRow.updated_at >= since)
-        if after is not None:
-            game_id, finished = after
-            query = query.where(or_(GameRow.updated_at > finished,
-                                    and_(GameRow.updated_at == finished,
-                                         GameRow.id > game_id)))
-        return [(game_id, aware(at)) for game_id, at in self.session.execute(query)]
-
-    def active_count(self, owner: str | None) -> int:
-        query = select(func.count()).select_from(GameRow).where(
-            GameRow.owner.is_(None) if owner is None else GameRow.owner == owner,
-            GameRow.status.in_(("active", "waiting")))
-        return int(self.session.scalar(query) or 0)
-
-    def add_ai_time(self, owner: str, hour: datetime, seconds: float) -> None:
-        """One statement whoever counts at the same moment (an upsert, on both
-        databases)."""
-        table = _table(AiUsageRow)
-        insert_ = (postgresql_insert if self.session.get_bind().dialect.name == "postgresql"
-                   else sqlite_insert)
-        statement = insert_(table).values(owner=owner, hour=hour, seconds=seconds)
-        self.session.execute(statement.on_conflict_do_update(
-            index_elements=["owner", "hour"],
-            set_={"seconds": table.c.seconds + statement.excluded.seconds}))
-
-    def ai_time_since(self, owner: str, since: datetime) -> float:
-        return float(self.session.scalar(
-            select(func.coalesce(func.sum(AiUsageRow.seconds), 0.0))
-            .where(AiUsageRow.owner == owner, AiUsageRow.hour >= since)) or 0.0)
-
-    def ids(self) -> list[str]:
-        return list(self.session.scalars(select(GameRow.id).order_by(GameRow.created_at)))
 
 
 def _rounds_ended(game: Game, events: Sequence[Event | ServiceEvent]

@@ -17,7 +17,11 @@ from services.store.ratings import SqlRatings
 from services.store.reviews import SqlReviews
 from services.store.tickets import SqlTickets
 from services.store.reads import GameReads
+from services.store.listing import SqlListing
+from services.store.lobby import SqlLobby
+from services.store.quotas import SqlQuotas
 from services.store.repository import SqlGameRepository, SqlKeyRepository, SqlOutbox
+from services.store.sweep import SqlTurns
 from services.store.transient import is_transient
 from services.store.webhooks import SqlWebhooks
 
@@ -26,6 +30,10 @@ log = logging.getLogger(__name__)
 
 class SqlUnitOfWork:
     games: SqlGameRepository
+    lobby: SqlLobby
+    turns: SqlTurns
+    listing: SqlListing
+    quotas: SqlQuotas
     keys: SqlKeyRepository
     outbox: SqlOutbox
     webhooks: SqlWebhooks
@@ -47,6 +55,10 @@ class SqlUnitOfWork:
     def __enter__(self) -> SqlUnitOfWork:
         self._session: Session | None = None
         self.games = SqlGameRepository(lambda: self.session, self._reads, self._moves)
+        self.lobby = SqlLobby(self.games)
+        self.turns = SqlTurns(self.games)
+        self.listing = SqlListing(lambda: self.session)
+        self.quotas = SqlQuotas(lambda: self.session)
         self.keys = SqlKeyRepository(lambda: self.session)
         self.outbox = SqlOutbox(lambda: self.session)
         self.webhooks = SqlWebhooks(lambda: self.session)

@@ -73,7 +73,7 @@ def test_ai_time_used_up_blocks_matchmade_expert_tables_and_theirs_is_charged(
         assert connection.execute(select(GameRow.owner, GameRow.ai_seconds_per_hour)).one() \
             == (owner.id, 30)
     with Store(db).uow() as unit:
-        unit.games.add_ai_time(owner.id, hour_of(datetime.now(timezone.utc)), 30.0)
+        unit.quotas.add_ai_time(owner.id, hour_of(datetime.now(timezone.utc)), 30.0)
         unit.commit()
     _problem(_ticket(client, key, "p2"), 429, "quota_exceeded")
 

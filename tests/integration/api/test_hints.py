@@ -129,7 +129,7 @@ def test_hints_count_against_the_owner_s_ai_time(client: FlaskClient, db: Engine
     assert first.status_code == 200
     assert used() > 0  # its thinking counted for the owner
     with uow() as unit:  # the hour's allowance spent by other games
-        unit.games.add_ai_time(key_row.id, hour_of(datetime.now(timezone.utc)), 30.0)
+        unit.quotas.add_ai_time(key_row.id, hour_of(datetime.now(timezone.utc)), 30.0)
         unit.commit()
     assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
                                json={"level": "expert"}), 429, "quota_exceeded")

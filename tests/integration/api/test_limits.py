@@ -45,7 +45,7 @@ def test_an_address_past_its_rate_gets_429_and_nothing_is_created(
     _refused(refused)
     assert refused.headers["RateLimit-Limit"] == "3"
     with Store(db).uow() as uow:
-        assert len(uow.games.ids()) == 3
+        assert len(uow.listing.ids()) == 3
     for path in ("/healthz", "/docs", "/openapi.json", "/"):  # not counted
         assert client.get(path).status_code == 200, path
 
@@ -118,7 +118,7 @@ def test_a_client_past_its_quota_of_games_under_way_gets_429_and_nothing_created
     again = client.post("/v1/games", json={"preset": "classic", "seats": HUMANS}, headers=keyed)
     assert again.status_code == 429 and again.get_json()["code"] == "quota_exceeded"
     with Store(db).uow() as uow:
-        assert len(uow.games.ids()) == 4
+        assert len(uow.listing.ids()) == 4
 
 
 def test_games_with_ai_seats_need_ai_time_left_in_the_hour(
@@ -132,4 +132,4 @@ def test_games_with_ai_seats_need_ai_time_left_in_the_hour(
     assert client.post("/v1/games", json={"preset": "classic",
                                           "seats": HUMANS}).status_code == 201
     with Store(db).uow() as uow:
-        assert len(uow.games.ids()) == 1
+        assert len(uow.listing.ids()) == 1

@@ -189,7 +189,7 @@ def test_reviews_spend_the_owner_s_ai_time_and_stop_at_its_quota(
     other_id, other_tokens = new_game(client, headers=key)
     play_until(client, other_id, other_tokens, rounds_over=1, headers=key)
     with uow() as unit:  # the hour's allowance spent
-        unit.games.add_ai_time(key_row.id, hour_of(datetime.now(timezone.utc)), 30.0)
+        unit.quotas.add_ai_time(key_row.id, hour_of(datetime.now(timezone.utc)), 30.0)
         unit.commit()
     assert_problem(client.post(f"/v1/games/{other_id}/rounds/1/review", headers=key),
                    429, "quota_exceeded")

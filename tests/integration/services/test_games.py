@@ -218,9 +218,9 @@ def test_ai_time_is_counted_by_owner_and_hour(uow_factory: UowFactory) -> None:
     for owner, when, seconds in (("k1", hour, 1.5), ("k1", hour, 2.0),
                                  ("k1", hour - timedelta(hours=2), 50.0), ("k2", hour, 9.0)):
         with uow_factory() as uow:
-            uow.games.add_ai_time(owner, when, seconds)
+            uow.quotas.add_ai_time(owner, when, seconds)
             uow.commit()
     with uow_factory() as uow:
-        assert uow.games.ai_time_since("k1", hour - timedelta(hours=1)) == 3.5
-        assert uow.games.ai_time_since("k1", hour - timedelta(hours=2)) == 53.5
-        assert uow.games.ai_time_since("nobody", hour) == 0.0
+        assert uow.quotas.ai_time_since("k1", hour - timedelta(hours=1)) == 3.5
+        assert uow.quotas.ai_time_since("k1", hour - timedelta(hours=2)) == 53.5
+        assert uow.quotas.ai_time_since("nobody", hour) == 0.0
