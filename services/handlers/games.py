@@ -16,8 +16,7 @@ from services.domain import (
 from services.errors import InvalidSeat, MissingScope, OptionsContradictSeats, SeedNotAllowed
 from services.handlers.common import decode_cursor, encode_cursor, read, valid_status, viewer
 from services.handlers.players import named
-from services.handlers.moves import turn_message
-from services.handlers.webhooks import hooks_of
+from services.handlers.followups import follow_ups
 from services.handlers.quotas import allowance, within_quota
 from services.ports import Reads, UnitOfWork
 from services.views import CreatedGame, GameView
@@ -60,8 +59,9 @@ def create_game(cmd: CreateGame, uow: UnitOfWork, engines: tuple[str, ...],
                 max_active_games=caller.max_active_games)
     invite = new_invite_code() if waiting else None
     with uow:
-        uow.games.add(game, events, turn_message(game, tracing.traceparent()),
-                      hooks_of(game, events, 0), None if invite is None else invite_hash(invite))
+        then = follow_ups(game, events, 0, trace=tracing.traceparent())
+        uow.games.add(game, events, then.message, then.hooks,
+                      None if invite is None else invite_hash(invite))
         for seat in seats:
             if seat.player is not None and seat.player_key is not None:
                 uow.players.name(seat.player_key, seat.player, seat.name)

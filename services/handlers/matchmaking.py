@@ -27,11 +27,10 @@ from services.errors import (
     InvalidSeat, KeyRequired, MissingScope, SeedNotAllowed, TicketExists, TicketNotFound,
     TicketNotWaiting,
 )
-from services.handlers.moves import turn_message
 from services.handlers.players import named
 from services.handlers.quotas import allowance, within_quota
 from services.handlers.ratings import initial, pool_of
-from services.handlers.webhooks import hooks_of
+from services.handlers.followups import follow_ups
 from services.ports import Secrets, UnitOfWork
 
 WINDOW = 5.0  # ordinal points between two players who have just come
@@ -169,7 +168,8 @@ def _seat(uow: UnitOfWork, tickets: list[Ticket], vault: Secrets,
                 turn_timeout_ms=defaults.turn_timeout_ms, owner=first.owner,
                 ai_seconds_per_hour=first.ai_seconds_per_hour,
                 table=Table("playing", "private"), max_active_games=first.max_active_games)
-    uow.games.add(game, events, turn_message(game), hooks_of(game, events, 0))
+    then = follow_ups(game, events, 0)
+    uow.games.add(game, events, then.message, then.hooks)
     return all(uow.tickets.matched(ticket.id, game.id, place, vault.seal(tokens[place]))
                for place, ticket in by_place.items())
 

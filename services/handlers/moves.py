@@ -3,7 +3,7 @@
 A move goes entry point → here → engine → store, inside one transaction whose write is
 conditional on the version read: of two concurrent moves exactly one applies, the other
 gets ``StaleVersion``. Whose turn it is next is written in the same transaction, to the
-outbox (``turn_message``), which a relay hands to the ``TurnScheduler``
+outbox (``followups.turn_message``), which a relay hands to the ``TurnScheduler``
 (``handlers.outbox``): no crash between the commit and the hand-off loses a turn.
 """
 
@@ -16,10 +16,10 @@ from engine import apply, parse_action
 from engine.errors import PresidentError
 from engine.plays import Action
 from services.commands import Act
-from services.domain import ANONYMOUS, Caller, Game, PlayedFor, TurnMessage
+from services.domain import ANONYMOUS, Caller, Game, PlayedFor
 from services.errors import KeyReused, NotStarted, StaleVersion
 from services.handlers.common import load, replay_log, seat_of
-from services.handlers.webhooks import hooks_of
+from services.handlers.followups import follow_ups
 from services.ports import UnitOfWork, VersionConflict
 from services.views import GameView
 
@@ -109,26 +109,10 @@ def apply_and_save(uow: UnitOfWork, game: Game, action: Action, seat: int,
     game.state, game.version = state, read_version + len(entries)
     key = None if idempotency_key is None else (seat, idempotency_key, str(action))
     try:
-        uow.games.save_actions(game, read_version, entries, events, key,
-                               turn_message(game, trace), hooks_of(game, events, game.events))
+        then = follow_ups(game, events, game.events, trace=trace)
+        uow.games.save_actions(game, read_version, entries, events, key, then.message,
+                               then.hooks)
         uow.commit()
     except VersionConflict as exc:
         uow.rollback()
         raise StaleVersion(str(exc)) from None
-
-
-def turn_message(game: Game, trace: str | None = None) -> TurnMessage | None:
-    """What the game's next turn needs set in motion: an AI seat to play (after the
-    game's pace), a human seat's time limit; None when nothing is to wait for. ``trace``:
-    the traceparent of the request it belongs to (a client's move, a creation: an AI's
-    move starts no trace of its own, or an all-AI series would be one endless trace)."""
-    seat = game.seat_to_act
-    if seat is None:
-        return None
-    if seat.kind == "ai" and seat.engine is not None:
-        return TurnMessage(game.id, game.version, seat.seat, seat.engine, game.pace_ms / 1000,
-                           trace=trace)
-    if seat.kind == "human" and game.turn_timeout_ms is not None:
-        return TurnMessage(game.id, game.version, seat.seat, None, game.turn_timeout_ms / 1000,
-                           trace=trace)
-    return None

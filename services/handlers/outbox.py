@@ -2,7 +2,7 @@
 their webhook messages, when due, to the ``WebhookQueue``, and sends the rater when
 rounds wait to be rated.
 
-A move writes its next turn's message in its own transaction (``moves.turn_message``);
+A move writes its next turn's message in its own transaction (``followups.turn_message``);
 a relay, woken by the commit, claims the oldest messages, hands each over and deletes
 those handed over, in one transaction. A crash before that commit leaves them to be
 claimed again (a message handed over twice plays nothing twice: every turn checks the

@@ -27,10 +27,9 @@ from services.errors import (
     NotWaiting, SeriesNotOver, StaleVersion,
 )
 from services.handlers.common import found, seat_of, viewer
-from services.handlers.moves import turn_message
 from services.handlers.players import Player, named
 from services.handlers.quotas import Allowance, within_quota
-from services.handlers.webhooks import hooks_of
+from services.handlers.followups import follow_ups
 from services.ports import UnitOfWork, VersionConflict
 from services.views import GameView
 
@@ -200,8 +199,8 @@ def rematch(game_id: str, token: str, uow: UnitOfWork, caller: Caller = ANONYMOU
                 new.seats = _with_seat(new, claimed)
                 if not any(s.kind == "open" for s in new.seats):
                     new.table = replace(new.table, phase="playing")
-                uow.games.add(new, events, turn_message(new, tracing.traceparent()),
-                              hooks_of(new, events, 0))
+                then = follow_ups(new, events, 0, trace=tracing.traceparent())
+                uow.games.add(new, events, then.message, then.hooks)
             else:
                 new = found(uow.games.fresh(made), made)
                 before = new.seats[seat]
@@ -258,9 +257,8 @@ def _write(uow: UnitOfWork, game: Game, seats: tuple[Seat, ...],
     # else its time limit and its message (an AI's, on its way) stand.
     now = game.seat_to_act
     turn = now is not None and (acting is None or acting.kind != now.kind)
-    uow.games.reseat(game, read_version, read_seated, events, turn,
-                     turn_message(game, tracing.traceparent()) if turn else None,
-                     hooks_of(game, events, game.events, turn))
+    then = follow_ups(game, events, game.events, turn, tracing.traceparent())
+    uow.games.reseat(game, read_version, read_seated, events, turn, then.message, then.hooks)
 
 
 def _with_seat(game: Game, seat: Seat) -> tuple[Seat, ...]:

@@ -1,7 +1,7 @@
 """Webhooks (the Standard Webhooks specification): a client key's endpoints, the messages
 its games' moves write for them, and one attempt to deliver a message.
 
-A move writes its ``hooks`` (``hooks_of``) in its own transaction, one message per
+A move writes its ``hooks`` (``followups.hooks_of``) in its own transaction, one message per
 endpoint of the game's owner that asked for the type; the outbox's relay hands each
 message to the ``WebhookQueue`` when due; a task makes one attempt (``deliver``) and
 settles the message or makes it due again after the policy's next pause. Details:
@@ -19,12 +19,10 @@ from datetime import timedelta
 from typing import Sequence
 from urllib.parse import urlsplit
 
-from engine import Event, RoundEnded, SeriesEnded, redact
-from engine.snapshot import event_to_dict
 from services.commands import RegisterWebhook, UpdateWebhook, WebhookPolicy
 from services.domain import (
-    WEBHOOK_TYPES, Answer, AttemptRecord, Caller, Delivery, Game, Hook, Outcome,
-    PlayedFor, ServiceEvent, TableEvent, WebhookEndpoint, key_owning,
+    WEBHOOK_TYPES, Answer, AttemptRecord, Caller, Delivery, Outcome,
+    WebhookEndpoint,
 )
 from services.errors import (
     BadCursor, BadWebhook, KeyRequired, MissingScope, TooManyWebhooks, WebhookNotFound,
@@ -39,39 +37,6 @@ URL_LENGTH = 2048
 SCOPE = "webhooks"
 
 
-def hooks_of(game: Game, events: Sequence[Event | ServiceEvent], after: int,
-             turn: bool = True) -> list[Hook]:
-    """What a move (or a game's creation) that led to ``events`` tells webhooks: the
-    service playing for a seat out of time, a round's or the series' end (as a spectator
-    sees them), and the human seat to act next, with its time limit. ``events`` are
-    numbered from ``after + 1``; ``turn``: a turn starts (not a seat change that leaves
-    the turn as it was). Only a key's games tell anything: nobody else has
-    endpoints (and the others' moves then write nothing more)."""
-    if key_owning(game.owner) is None:
-        return []
-    hooks = []
-    for seq, event in enumerate(events, start=after + 1):
-        about = {"game_id": game.id, "version": game.version, "seq": seq,
-                 "seeded": game.table.seeded}
-        if isinstance(event, PlayedFor) and event.reason == "turn_timeout":
-            hooks.append(Hook("seat.timed_out", {**about, **_fields(event.to_dict())}))
-        elif isinstance(event, TableEvent) and event.type in ("seat_left", "seat_taken_over"):
-            hooks.append(Hook(event.type.replace("_", ".", 1),
-                              {**about, **_fields(event.to_dict())}))
-        elif isinstance(event, (RoundEnded, SeriesEnded)):
-            hooks.append(Hook("round.ended" if isinstance(event, RoundEnded) else "series.ended",
-                              {**about, **_fields(event_to_dict(redact(event, None)))}))
-    seat = game.seat_to_act
-    if turn and seat is not None and seat.kind == "human":  # (as of the move's last event)
-        hooks.append(Hook("seat.turn", {"game_id": game.id, "version": game.version,
-                                        "seq": after + len(events), "seeded": game.table.seeded,
-                                        "seat": seat.seat,
-                                        "time_limit_ms": game.turn_timeout_ms}))
-    return hooks
-
-
-def _fields(event: dict[str, object]) -> dict[str, object]:
-    return {name: value for name, value in event.items() if name != "type"}
 
 
 def body(delivery: Delivery) -> str:

@@ -26,7 +26,7 @@ from services.handlers.presence import TOUCH_EVERY_S, WINDOW_S, Presence, expire
 from services.handlers.moves import act
 from services.handlers.tables import retried, join, leave, rematch, start
 from services.handlers.turns import play_instead, timed_out_in_a_row
-from services.handlers.webhooks import hooks_of
+from services.handlers.followups import hooks_of
 from services.runtime.inline import InlineScheduler
 from services.ports import VersionConflict
 from services.views import CreatedGame, GameView

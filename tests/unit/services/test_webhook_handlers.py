@@ -23,7 +23,8 @@ from services.domain import Answer, ApiKey, Caller, Delivery, WebhookEndpoint, o
 from services.errors import BadWebhook, TooManyWebhooks, UrlRefused
 from services.handlers.games import create_game
 from services.handlers.outbox import relay_webhooks
-from services.handlers.webhooks import body, deliver, hooks_of, judge, prune, register
+from services.handlers.followups import hooks_of
+from services.handlers.webhooks import body, deliver, judge, prune, register
 from services.store.secrets import FernetVault, machine_key
 from workers.ai import LEVELS
 from workers.webhooks.http import REFUSED, HttpSender, refused
