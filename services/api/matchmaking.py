@@ -59,9 +59,20 @@ def ticket_json(ticket: Ticket, token: str | None = None) -> dict[str, Any]:
                  responses=problems(400, 401, 403, 409, 429))
 def post_ticket(json_data: TicketIn) -> dict[str, Any]:
     services, caller, _ = _services()
-    ticket = open_ticket(OpenTicket(json_data.player_id, json_data.preset, json_data.players,
-                                    json_data.wait_s, json_data.fill, json_data.seed),
-                         services.uow(), caller, services.engines, services.ratings)
+    ticket = open_ticket(
+        OpenTicket(
+            player=json_data.player_id,
+            preset=json_data.preset,
+            players=json_data.players,
+            wait_s=json_data.wait_s,
+            fill=json_data.fill,
+            seed=json_data.seed,
+        ),
+        services.uow(),
+        caller,
+        services.engines,
+        services.ratings,
+    )
     if services.matcher is not None:
         services.matcher.poke()
     return ticket_json(ticket)

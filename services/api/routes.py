@@ -114,12 +114,24 @@ def get_rules() -> dict[str, Any]:
 def post_game(json_data: CreateGameIn) -> dict[str, Any]:
     services, caller = _services(), _caller(None)
     created = create_game(
-        CreateGame(json_data.preset,
-                   tuple(SeatSpec(s.kind, s.engine, s.player_id, s.name) for s in json_data.seats),
-                   dict(json_data.options), json_data.rounds, json_data.seed,
-                   json_data.pace_ms, json_data.turn_timeout_ms, json_data.visibility,
-                   json_data.takeover, json_data.hints),
-        services.uow(), services.engines, services.defaults, caller, services.draw)
+        CreateGame(
+            preset=json_data.preset,
+            seats=tuple(SeatSpec(s.kind, s.engine, s.player_id, s.name) for s in json_data.seats),
+            options=dict(json_data.options),
+            rounds=json_data.rounds,
+            seed=json_data.seed,
+            pace_ms=json_data.pace_ms,
+            turn_timeout_ms=json_data.turn_timeout_ms,
+            visibility=json_data.visibility,
+            takeover=json_data.takeover,
+            hints=json_data.hints,
+        ),
+        services.uow(),
+        services.engines,
+        services.defaults,
+        caller,
+        services.draw,
+    )
     return {"game": game_json(created.game),
             "tokens": {str(seat): token for seat, token in created.tokens.items()},
             "invite": created.invite}

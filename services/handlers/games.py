@@ -77,8 +77,16 @@ def _seat(number: int, spec: SeatSpec, engines: tuple[str, ...], caller: Caller,
         raise InvalidSeat(f"seat {number}: only a human seat has a player")
     if spec.kind == "human":
         tokens[number] = new_token()
-        return Seat(number, "human", None, hash_token(tokens[number]),
-                    player and player.id, spec.name, True, player and player.key)
+        return Seat(
+            seat=number,
+            kind="human",
+            engine=None,
+            token_hash=hash_token(tokens[number]),
+            player=player and player.id,
+            name=spec.name,
+            host=True,
+            player_key=player and player.key,
+        )
     if spec.kind == "ai" and spec.engine in engines:
         return Seat(number, "ai", spec.engine, name=spec.name)
     if spec.kind == "open" and spec.engine is None:

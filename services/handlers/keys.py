@@ -31,8 +31,15 @@ def create_key(cmd: CreateKey, uow: UnitOfWork) -> tuple[ApiKey, str]:
         if (getattr(cmd, name) or 0) < 0:
             raise BadQuota(f"{name} is 0 or more (0: none), not {getattr(cmd, name)}")
     secret = PREFIX + secrets.token_urlsafe(32)
-    key = ApiKey(uuid.uuid4().hex, cmd.name, frozenset(cmd.scopes), cmd.rate,
-                 cmd.max_active_games, cmd.ai_seconds_per_hour, datetime.now(timezone.utc))
+    key = ApiKey(
+        id=uuid.uuid4().hex,
+        name=cmd.name,
+        scopes=frozenset(cmd.scopes),
+        rate=cmd.rate,
+        max_active_games=cmd.max_active_games,
+        ai_seconds_per_hour=cmd.ai_seconds_per_hour,
+        created_at=datetime.now(timezone.utc),
+    )
     with uow:
         uow.keys.add(key, hash_token(secret))
         uow.commit()

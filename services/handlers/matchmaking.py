@@ -57,11 +57,20 @@ def open_ticket(cmd: OpenTicket, uow: UnitOfWork, caller: Caller, engines: tuple
         within_quota(uow, allowance(caller), True, pending=uow.tickets.live(player.key))
         held = uow.ratings.get(pool, [PlayerRef(player.key, player.id)])
         rating = held.get(PlayerRef(player.key, player.id)) or initial()
-        ticket = Ticket(uuid.uuid4().hex, player.key, player.id, cmd.preset, rules.players,
-                        pool, rating.ordinal, cmd.fill, now,
-                        now + timedelta(seconds=min(cmd.wait_s, WAIT_AT_MOST_S)),
-                        max_active_games=caller.max_active_games,
-                        ai_seconds_per_hour=caller.ai_seconds_per_hour)
+        ticket = Ticket(
+            id=uuid.uuid4().hex,
+            owner=player.key,
+            player=player.id,
+            preset=cmd.preset,
+            players=rules.players,
+            pool=pool,
+            ordinal=rating.ordinal,
+            fill=cmd.fill,
+            created_at=now,
+            expires_at=now + timedelta(seconds=min(cmd.wait_s, WAIT_AT_MOST_S)),
+            max_active_games=caller.max_active_games,
+            ai_seconds_per_hour=caller.ai_seconds_per_hour,
+        )
         if not uow.tickets.add(ticket):
             raise TicketExists(f"player {player.id!r} is waiting for a table already")
         uow.players.name(player.key, player.id, None)
@@ -159,9 +168,20 @@ def _seat(uow: UnitOfWork, tickets: list[Ticket], vault: Secrets,
     tokens = {place: new_token() for place in places}
     by_place = dict(zip(places, tickets))
     seats = tuple(
-        Seat(n, "human", None, hash_token(tokens[n]), by_place[n].player, None, False,
-             by_place[n].owner) if n in by_place else Seat(n, "ai", first.fill)
-        for n in range(first.players))
+        Seat(
+            seat=n,
+            kind="human",
+            engine=None,
+            token_hash=hash_token(tokens[n]),
+            player=by_place[n].player,
+            name=None,
+            host=False,
+            player_key=by_place[n].owner,
+        )
+        if n in by_place
+        else Seat(n, "ai", first.fill)
+        for n in range(first.players)
+    )
     state, events = new_series_with_events(Rules.preset(first.preset, players=first.players),
                                            new_seed())
     game = Game(uuid.uuid4().hex, first.preset, seats, state, pace_ms=defaults.pace_ms,

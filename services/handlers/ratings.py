@@ -102,8 +102,17 @@ def _rated(round_: RoundToRate, pool: str,
         rating = Rating(after.mu, after.sigma, after.ordinal(), was.rounds + 1)
         held[(pool, ref)] = rating
         seat = seats[ref]
-        rated.append(RatedRound(ref, round_.game_id, round_.round_no, places[ref][0],
-                                round_.roles[seat], round_.points[seat], rating))
+        rated.append(
+            RatedRound(
+                ref=ref,
+                game_id=round_.game_id,
+                round_no=round_.round_no,
+                place=places[ref][0],
+                role=round_.roles[seat],
+                points=round_.points[seat],
+                rating=rating,
+            )
+        )
     return rated
 
 

@@ -220,9 +220,21 @@ def _next_series(old: Game) -> tuple[Game, list[Event]]:
     """The rematch of ``old``, waiting for its human seats, and its first events: its
     AI seats stay AI (a seat taken over stays taken over), its humans' seats are open,
     kept for them; a deal drawn anew (a seeded series' rematch is drawn too)."""
-    seats = tuple(s if s.kind == "ai" else Seat(s.seat, "open", None, None, s.player, s.name,
-                                                s.host, s.player_key)
-                  for s in old.seats)
+    seats = tuple(
+        s
+        if s.kind == "ai"
+        else Seat(
+            seat=s.seat,
+            kind="open",
+            engine=None,
+            token_hash=None,
+            player=s.player,
+            name=s.name,
+            host=s.host,
+            player_key=s.player_key,
+        )
+        for s in old.seats
+    )
     if old.table.seeded and sum(s.kind == "open" for s in seats) > 1:
         raise GameSeeded("this series' deal was its creator's choice: its rematch would "
                          "seat others")

@@ -51,10 +51,10 @@ class SqlRatings:
             delete(q).where(q.id.in_(oldest.scalar_subquery()))
             .returning(q.id, q.game_id, q.round, q.preset, q.players, q.result)
             .execution_options(synchronize_session=False)).all()
-        return [RoundToRate(game_id, round_no, preset,
-                            tuple(None if p is None else PlayerRef(*p) for p in players),
-                            tuple(result["ranking"]), tuple(result["roles"]),
-                            tuple(result["points"]))
+        return [RoundToRate(game_id=game_id, round_no=round_no, preset=preset,
+                            players=tuple(None if p is None else PlayerRef(*p) for p in players),
+                            ranking=tuple(result["ranking"]), roles=tuple(result["roles"]),
+                            points=tuple(result["points"]))
                 for _, game_id, round_no, preset, players, result in sorted(rows)]
 
     def pending(self) -> bool:
@@ -161,10 +161,21 @@ class SqlRatings:
             select(RatingHistoryRow).where(RatingHistoryRow.owner == owner,
                                            RatingHistoryRow.player == player)
             .order_by(RatingHistoryRow.id.desc()).limit(limit))
-        return [(r.pool, RatedRound(PlayerRef(r.owner, r.player), r.game_id, r.round,
-                                    r.place, r.role, r.points,
-                                    Rating(r.mu, r.sigma, r.ordinal)))
-                for r in rows]
+        return [
+            (
+                r.pool,
+                RatedRound(
+                    ref=PlayerRef(r.owner, r.player),
+                    game_id=r.game_id,
+                    round_no=r.round,
+                    place=r.place,
+                    role=r.role,
+                    points=r.points,
+                    rating=Rating(r.mu, r.sigma, r.ordinal),
+                ),
+            )
+            for r in rows
+        ]
 
     def summaries(self, owner: str, player: str) -> list[PoolSummary]:
         h = RatingHistoryRow
@@ -179,9 +190,17 @@ class SqlRatings:
             .join(figures, figures.c.pool == RatingRow.pool)
             .where(RatingRow.owner == owner, RatingRow.player == player)
             .order_by(RatingRow.pool))
-        return [PoolSummary(r.pool, _rating(r), int(series), int(presidents), int(trous),
-                            int(points))
-                for r, series, presidents, trous, points in rows]
+        return [
+            PoolSummary(
+                pool=r.pool,
+                rating=_rating(r),
+                series=int(series),
+                presidents=int(presidents),
+                trous=int(trous),
+                points=int(points),
+            )
+            for r, series, presidents, trous, points in rows
+        ]
 
 
 def _in(pool: str, owner: str, min_rounds: int) -> tuple[ColumnElement[bool], ...]:

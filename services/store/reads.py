@@ -96,13 +96,31 @@ def seating_of(rows: list[Any]) -> Seating:
     """The seating from ``GAME_AND_SEATS``' rows (one per seat)."""
     (preset, _, _, pace_ms, turn_timeout_ms, owner, ai_seconds, seated, status, visibility,
      takeover, hints, seeded, max_active_games) = rows[0][:14]
-    return Seating(preset, tuple(Seat(seat, kind, engine, token_hash, player, name, bool(host),
-                                      player_key, bool(connected))
-                                 for *_, seat, kind, engine, token_hash, player, name, host,
-                                 player_key, connected in rows),
-                   pace_ms, turn_timeout_ms, owner, ai_seconds, seated,
-                   table_of(status, visibility, takeover, owner, bool(hints), bool(seeded)),
-                   max_active_games)
+    return Seating(
+        preset=preset,
+        seats=tuple(
+            Seat(
+                seat=seat,
+                kind=kind,
+                engine=engine,
+                token_hash=token_hash,
+                player=player,
+                name=name,
+                host=bool(host),
+                player_key=player_key,
+                connected=bool(connected),
+            )
+            for *_, seat, kind, engine, token_hash, player, name, host, player_key, connected
+            in rows
+        ),
+        pace_ms=pace_ms,
+        turn_timeout_ms=turn_timeout_ms,
+        owner=owner,
+        ai_seconds_per_hour=ai_seconds,
+        seated=seated,
+        table=table_of(status, visibility, takeover, owner, bool(hints), bool(seeded)),
+        max_active_games=max_active_games,
+    )
 
 
 def load_events(run: Run, game_id: str, after: int, limit: int) -> list[StoredEvent]:

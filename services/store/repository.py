@@ -343,9 +343,15 @@ def summaries(session: Session, which: ColumnElement[bool], status: str | None, 
 
 def summary_of(row: GameRow) -> GameSummary:
     """(Its seats joined: ``GameRow.seats`` loads with the row.)"""
-    return GameSummary(row.id, row.status, row.preset, row.version, row.created_at,
-                       tuple(Seat(x.seat, x.kind, x.engine, name=x.name) for x in row.seats),
-                       row.seeded)
+    return GameSummary(
+        game_id=row.id,
+        status=row.status,
+        preset=row.preset,
+        version=row.version,
+        created_at=row.created_at,
+        seats=tuple(Seat(x.seat, x.kind, x.engine, name=x.name) for x in row.seats),
+        seeded=row.seeded,
+    )
 
 
 def _seat_row(seat: Seat) -> SeatRow:
@@ -408,8 +414,19 @@ class SqlOutbox:
         if rows:
             _due_from_hand_over(session, rows, now if isinstance(now, datetime)
                                 else aware(rows[0].now))
-        return [TurnMessage(r.game_id, r.version, r.seat, r.engine, r.delay_ms / 1000,
-                            aware(r.created_at), r.trace, r.resent) for r in sorted(rows)]
+        return [
+            TurnMessage(
+                game_id=r.game_id,
+                version=r.version,
+                seat=r.seat,
+                engine=r.engine,
+                delay_s=r.delay_ms / 1000,
+                sent_at=aware(r.created_at),
+                trace=r.trace,
+                resent=r.resent,
+            )
+            for r in sorted(rows)
+        ]
 
     def put_back(self, messages: Sequence[TurnMessage]) -> None:
         if messages:
@@ -446,5 +463,13 @@ class SqlKeyRepository:
 
 
 def _key(row: ApiKeyRow) -> ApiKey:
-    return ApiKey(row.id, row.name, frozenset(row.scopes), row.rate, row.max_active_games,
-                  row.ai_seconds_per_hour, aware(row.created_at), row.revoked_at is not None)
+    return ApiKey(
+        id=row.id,
+        name=row.name,
+        scopes=frozenset(row.scopes),
+        rate=row.rate,
+        max_active_games=row.max_active_games,
+        ai_seconds_per_hour=row.ai_seconds_per_hour,
+        created_at=aware(row.created_at),
+        revoked=row.revoked_at is not None,
+    )

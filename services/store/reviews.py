@@ -111,9 +111,16 @@ def result_to_json(review: Review) -> dict[str, Any]:
 def review_from_row(row: ReviewRow) -> Review:
     result = row.result or {}
     return Review(
-        row.game_id, row.round_no, row.state, row.owner, aware(row.requested_at),
-        None if row.finished_at is None else aware(row.finished_at),
+        game_id=row.game_id,
+        round_no=row.round_no,
+        state=row.state,
+        owner=row.owner,
+        requested_at=aware(row.requested_at),
+        finished_at=None if row.finished_at is None else aware(row.finished_at),
         seats=tuple(result.get("seats", ())),
         decisions=tuple(Decision(**d) for d in result.get("decisions", ())),
         totals={int(seat): lost for seat, lost in result.get("totals", {}).items()},
-        done=row.done, error=row.error, attempts=row.attempts)
+        done=row.done,
+        error=row.error,
+        attempts=row.attempts,
+    )

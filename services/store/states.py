@@ -131,12 +131,32 @@ def _older(held: Known, new: Known) -> bool:
 
 
 def seating_of(game: Game) -> Seating:
-    return Seating(game.preset, game.seats, game.pace_ms, game.turn_timeout_ms, game.owner,
-                   game.ai_seconds_per_hour, game.seated, game.table, game.max_active_games)
+    return Seating(
+        preset=game.preset,
+        seats=game.seats,
+        pace_ms=game.pace_ms,
+        turn_timeout_ms=game.turn_timeout_ms,
+        owner=game.owner,
+        ai_seconds_per_hour=game.ai_seconds_per_hour,
+        seated=game.seated,
+        table=game.table,
+        max_active_games=game.max_active_games,
+    )
 
 
 def game_of(game_id: str, seating: Seating, known: Known) -> Game:
-    return Game(game_id, seating.preset, seating.seats, known.state, known.version,
-                known.events, seating.pace_ms, seating.turn_timeout_ms, seating.owner,
-                seating.ai_seconds_per_hour, seating.seated, seating.table,
-                seating.max_active_games)
+    return Game(
+        id=game_id,
+        preset=seating.preset,
+        seats=seating.seats,
+        state=known.state,
+        version=known.version,
+        events=known.events,
+        pace_ms=seating.pace_ms,
+        turn_timeout_ms=seating.turn_timeout_ms,
+        owner=seating.owner,
+        ai_seconds_per_hour=seating.ai_seconds_per_hour,
+        seated=seating.seated,
+        table=seating.table,
+        max_active_games=seating.max_active_games,
+    )

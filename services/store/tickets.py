@@ -81,7 +81,20 @@ class SqlTickets:
 
 
 def _ticket(row: TicketRow) -> Ticket:
-    return Ticket(row.id, row.owner, row.player, row.preset, row.players, row.pool,
-                  row.ordinal, row.fill, aware(row.created_at), aware(row.expires_at),
-                  row.state, row.game_id, row.seat, row.max_active_games,
-                  row.ai_seconds_per_hour)
+    return Ticket(
+        id=row.id,
+        owner=row.owner,
+        player=row.player,
+        preset=row.preset,
+        players=row.players,
+        pool=row.pool,
+        ordinal=row.ordinal,
+        fill=row.fill,
+        created_at=aware(row.created_at),
+        expires_at=aware(row.expires_at),
+        state=row.state,
+        game_id=row.game_id,
+        seat=row.seat,
+        max_active_games=row.max_active_games,
+        ai_seconds_per_hour=row.ai_seconds_per_hour,
+    )

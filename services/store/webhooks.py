@@ -45,10 +45,17 @@ def write_hooks(connection: Connection, owner: str | None, hooks: Sequence[Hook]
 
 
 def _endpoint(row: WebhookEndpointRow) -> WebhookEndpoint:
-    return WebhookEndpoint(row.id, row.owner, row.url, tuple(row.event_types), row.description,
-                           row.enabled, row.disabled_reason,
-                           None if row.failing_since is None else aware(row.failing_since),
-                           aware(row.created_at))
+    return WebhookEndpoint(
+        id=row.id,
+        owner=row.owner,
+        url=row.url,
+        event_types=tuple(row.event_types),
+        description=row.description,
+        enabled=row.enabled,
+        disabled_reason=row.disabled_reason,
+        failing_since=None if row.failing_since is None else aware(row.failing_since),
+        created_at=aware(row.created_at),
+    )
 
 
 class SqlWebhooks:
@@ -150,9 +157,17 @@ class SqlWebhooks:
         if endpoint is None or not endpoint.enabled:  # disabled since the move wrote it
             self._settle(message_id, "failed")
             return None
-        return Delivery(row.id, row.webhook_id, row.type, row.data, aware(row.created_at),
-                        row.attempts, _endpoint(endpoint), endpoint.secret,
-                        now if isinstance(now, datetime) else aware(row.now))
+        return Delivery(
+            message_id=row.id,
+            webhook_id=row.webhook_id,
+            type=row.type,
+            data=row.data,
+            created_at=aware(row.created_at),
+            attempt=row.attempts,
+            endpoint=_endpoint(endpoint),
+            sealed_secret=endpoint.secret,
+            now=now if isinstance(now, datetime) else aware(row.now),
+        )
 
     def _settle(self, message_id: int, state: str, retry_in_s: float | None = None) -> None:
         values: dict[str, object] = {"state": state}
@@ -203,9 +218,19 @@ class SqlWebhooks:
                  .order_by(WebhookAttemptRow.id.desc()).limit(limit))
         if before is not None:
             query = query.where(WebhookAttemptRow.id < before)
-        return [AttemptRecord(a.id, webhook_id, type_, aware(a.attempted_at), a.status_code,
-                              a.latency_ms, a.error, state)
-                for a, webhook_id, type_, state in self._session().execute(query)]
+        return [
+            AttemptRecord(
+                id=a.id,
+                webhook_id=webhook_id,
+                type=type_,
+                attempted_at=aware(a.attempted_at),
+                status_code=a.status_code,
+                latency_ms=a.latency_ms,
+                error=a.error,
+                state=state,
+            )
+            for a, webhook_id, type_, state in self._session().execute(query)
+        ]
 
     def prune(self, older_than_s: float) -> int:
         done = self._session().execute(delete(Message).where(
