@@ -64,7 +64,7 @@ class AdviserHere:
                          "again in a moment") from error
         except PoolFailed as error:
             raise Unavailable(f"the AI level {level} gave no hint: {error}") from error
-        return _hint(level, *found)
+        return _hint(level, found.action, found.weighed, found.seconds)
 
 
 class AdviserOverGrpc:
@@ -94,9 +94,11 @@ def _budget(budget_ms: float | None) -> Budget | None:
     return None if budget_ms is None else Budget(milliseconds=budget_ms)
 
 
-def _hint(level: str, action: Action, weighed: tuple[Weighed, ...]) -> Hint:
+def _hint(level: str, action: Action, weighed: tuple[Weighed, ...],
+          thought_s: float | None = None) -> Hint:
     return Hint(level, str(action), tuple(HintCandidate(str(w.action), w.expected_points,
-                                                        w.simulations) for w in weighed))
+                                                        w.simulations) for w in weighed),
+                thought_s)
 
 
 def decide_here(view: View, level: str) -> Action:

@@ -360,6 +360,9 @@ class Hint:
     level: str
     action: str  # canonical text: one of the seat's legal actions
     candidates: tuple[Weighed, ...] = ()
+    # the level's own thinking, where the adviser knows it (None: the call's whole time,
+    # which a wait for a place in this machine's AI pool would otherwise swell)
+    thought_s: float | None = None
 
 
 @dataclass(frozen=True)

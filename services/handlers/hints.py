@@ -49,7 +49,8 @@ def hint(game_id: str, token: str, level: str, budget_ms: float | None,
     started = clock()
     answer = adviser.advise(view, level, game.version if seed is None else seed, budget_ms)
     if counted and game.owner is not None:
+        thought = answer.thought_s if answer.thought_s is not None else clock() - started
         with uow_factory() as uow:
-            charge_ai_time(uow, game.owner, clock() - started)
+            charge_ai_time(uow, game.owner, thought)
             uow.commit()
     return answer

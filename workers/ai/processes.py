@@ -19,9 +19,10 @@ import atexit
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from engine import View
 from engine.plays import Action
@@ -36,6 +37,12 @@ NICENESS = 10
 # A child's answer may come this long after its budget (its start, a loaded machine)
 # before the caller gives up on it.
 MARGIN_S = 5.0
+
+
+class Analysis(NamedTuple):
+    action: Action
+    weighed: tuple[Weighed, ...]
+    seconds: float  # the child's own time on it
 
 
 class PoolFull(Exception):
@@ -60,10 +67,9 @@ class Processes:
         atexit.register(self.close)
 
     def analyse(self, view: View, level: str, seed: int, budget: Budget | None,
-                also: Action | None = None,
-                wait: bool = False) -> tuple[Action, tuple[Weighed, ...]]:
-        """``workers.ai.analyse`` in a child; ``wait``: for a place, rather than
-        ``PoolFull``."""
+                also: Action | None = None, wait: bool = False) -> Analysis:
+        """``workers.ai.analyse`` in a child, and the seconds the child spent on it (its
+        wait for a place left out); ``wait``: for a place, rather than ``PoolFull``."""
         return self._call(_analyse, (view, level, seed, budget, also), level, budget, wait)
 
     def decide(self, view: View, level: str, seed: int, wait: bool = True) -> Action:
@@ -147,8 +153,10 @@ def _seconds(level: str, budget: Budget | None) -> float:
 
 
 def _analyse(view: View, level: str, seed: int, budget: Budget | None,
-             also: Action | None) -> tuple[Action, tuple[Weighed, ...]]:
-    return analyse(view, level, seed=seed, budget=budget, also=also)
+             also: Action | None) -> Analysis:
+    started = time.perf_counter()
+    action, weighed = analyse(view, level, seed=seed, budget=budget, also=also)
+    return Analysis(action, weighed, time.perf_counter() - started)
 
 
 def _decide(view: View, level: str, seed: int) -> Action:

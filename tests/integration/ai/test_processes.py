@@ -66,8 +66,9 @@ class Holding:
 
 def test_a_child_answers_as_the_level_does_here(pool: Processes, view: View) -> None:
     counted = Budget(simulations=40)  # counted, not timed: deterministic
-    assert pool.analyse(view, "expert", 5, counted) == analyse(view, "expert", seed=5,
-                                                               budget=counted)
+    found = pool.analyse(view, "expert", 5, counted)
+    assert (found.action, found.weighed) == analyse(view, "expert", seed=5, budget=counted)
+    assert found.seconds > 0
     assert pool.decide(view, "normal", 5) == decide(view, "normal", seed=5)
     (child,) = pool.pids()
     assert child != os.getpid()

@@ -24,8 +24,8 @@ from services.handlers.keys import create_key
 from services.handlers.quotas import ai_time_used, hour_of
 from services.store import Store
 from test_http import assert_problem, bearer
-from workers.ai import Budget, Weighed, decide
-from workers.ai.processes import Processes
+from workers.ai import Budget, decide
+from workers.ai.processes import Analysis, Processes
 
 SEATS = [{"kind": "human"}, {"kind": "human"}, {"kind": "ai", "engine": "easy"}]
 
@@ -147,8 +147,7 @@ class Recording(Processes):
         self.sent: list[tuple[object, ...]] = []
 
     def analyse(self, view: View, level: str, seed: int, budget: Budget | None,
-                also: Action | None = None,
-                wait: bool = False) -> tuple[Action, tuple[Weighed, ...]]:
+                also: Action | None = None, wait: bool = False) -> Analysis:
         self.sent.append((view, level, seed, budget, also))
         return super().analyse(view, level, seed, budget, also, wait)
 

@@ -14,10 +14,11 @@ from engine.plays import Action
 from fakes import FakeDatabase
 from positions import swap_hidden
 from services.commands import CreateGame, SeatSpec
-from services.domain import ANONYMOUS, Hint
+from services.domain import ANONYMOUS, ApiKey, Caller, Hint
 from services.domain import Weighed as HintCandidate
 from services.handlers.games import create_game
 from services.handlers.hints import HINT_LEVELS, SEARCHING, hint
+from services.handlers.quotas import ai_time_used
 from workers.ai import LEVELS, Budget, analyse
 from workers.ai.levels import SEARCHES
 
@@ -67,3 +68,30 @@ def test_a_hint_is_the_same_whatever_the_cards_the_seat_cannot_see(seed: int) ->
 
 def test_the_hint_levels_are_the_ai_levels_and_those_counted_the_searching_ones() -> None:
     assert HINT_LEVELS == LEVELS and SEARCHING == tuple(SEARCHES)
+
+
+class Timed:
+    """An ``Adviser`` that says how long its level thought (as the AI pool does), and
+    takes longer than that to answer (a wait for a place in the pool)."""
+
+    def __init__(self, thought_s: float | None) -> None:
+        self.thought_s = thought_s
+
+    def advise(self, view: View, level: str, seed: int, budget_ms: float | None,
+               also: Action | None = None) -> Hint:
+        return Hint(level, str(view.legal_actions[0]), (), self.thought_s)
+
+
+@pytest.mark.parametrize("thought_s", [0.25, None])
+def test_a_hint_charges_the_owner_what_its_level_thought(thought_s: float | None) -> None:
+    db = FakeDatabase()
+    key = Caller(ApiKey("k1", "app", frozenset({"games:create-human"})))
+    created = create_game(CreateGame("classic", tuple(SeatSpec("human") for _ in range(3))),
+                          db.uow(), LEVELS, caller=key, draw=lambda: 1)
+    game = db.games[created.game.game_id].game
+    token = created.tokens[game.state.to_act]
+    ticks = iter([10.0, 13.0])  # the call took 3 s, waiting included
+    hint(game.id, token, "expert", None, None, db.reads(), db.uow, Timed(thought_s),
+         clock=lambda: next(ticks), caller=key)
+    with db.uow() as uow:
+        assert ai_time_used(uow, "k1") == pytest.approx(3.0 if thought_s is None else 0.25)
