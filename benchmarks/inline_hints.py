@@ -28,7 +28,6 @@ from services.store.db import make_engine, upgrade
 
 HUMANS = [{"kind": "human"}] * 3
 PAUSE_S = 0.01  # between a probe's answer and its next ask
-TARGET_P99_MS = 50.0
 
 
 def bench_inline_hints(seconds: float = 10.0, hints: int = 4,
@@ -49,7 +48,7 @@ def bench_inline_hints(seconds: float = 10.0, hints: int = 4,
 
 
 def _measure(url: str, seconds: float, hints: int, api_workers: int) -> dict[str, Any]:
-    seats = [_seat_to_act(url) for _ in range(hints)]
+    seats = [seat_to_act(url) for _ in range(hints)]
     for hint_url, headers in seats:  # every API worker's pool started, and warm
         for _ in range(2 * api_workers):
             requests.post(hint_url, headers=headers, json={"level": "expert",
@@ -69,14 +68,15 @@ def _measure(url: str, seconds: float, hints: int, api_workers: int) -> dict[str
     return {"healthz_idle_ms": idle, "healthz_hints_ms": busy,
             "hints_answered": len(took), "hints_refused": sum(h.refused for h in answered),
             "hint_p50_ms": round(percentile(took, 0.5), 1),
-            "target_p99_ms": TARGET_P99_MS,
             "setup": {"api_workers": api_workers, "hint_clients": hints, "seconds": seconds,
                       "level": "expert", "database": "sqlite", "broker": None,
                       "inline_ai_workers": int(defaulted("PRESIDENT_INLINE_AI_WORKERS")),
                       "inline_ai_queue": int(defaulted("PRESIDENT_INLINE_AI_QUEUE"))}}
 
 
-def _seat_to_act(url: str) -> tuple[str, dict[str, str]]:
+def seat_to_act(url: str) -> tuple[str, dict[str, str]]:
+    """A game of three humans on the API at ``url``: its hint route, and the headers of
+    the seat to act."""
     created = requests.post(f"{url}/v1/games", json={"preset": "classic", "seats": HUMANS},
                             timeout=10).json()
     game_id = created["game"]["game_id"]
@@ -121,18 +121,15 @@ class _Hints:
 
 
 def format_inline_hints(report: dict[str, Any]) -> str:
-    """The report as a markdown table and a line of verdict."""
+    """The report as lines of text (the page's table, with its target, is
+    ``president bench report``'s)."""
     idle, busy = report["healthz_idle_ms"], report["healthz_hints_ms"]
-    met = "**met**" if busy["p99"] <= report["target_p99_ms"] else "**missed**"
     clients = report["setup"]["hint_clients"]
     return "\n".join([
-        "| `/healthz` | p50 ms | p99 ms | max ms | asks |",
-        "|---|---|---|---|---|",
-        f"| idle | {idle['p50']} | {idle['p99']} | {idle['max']} | {idle['n']} |",
-        f"| {clients} Expert hints thinking | {busy['p50']} | {busy['p99']} | {busy['max']} "
-        f"| {busy['n']} |",
-        "",
-        f"Target p99 ≤ {report['target_p99_ms']:g} ms while hints think: {met}. Hints "
-        f"answered {report['hints_answered']} (p50 {report['hint_p50_ms']} ms), refused "
-        f"{report['hints_refused']} (`503 ai_busy`).",
+        f"/healthz idle: p50 {idle['p50']} ms, p99 {idle['p99']} ms, max {idle['max']} ms "
+        f"({idle['n']} asks)",
+        f"/healthz while {clients} Expert hints think: p50 {busy['p50']} ms, p99 "
+        f"{busy['p99']} ms, max {busy['max']} ms ({busy['n']} asks)",
+        f"hints answered {report['hints_answered']} (p50 {report['hint_p50_ms']} ms), "
+        f"refused {report['hints_refused']} (503 ai_busy)",
     ])

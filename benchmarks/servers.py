@@ -45,6 +45,16 @@ def processes(parent: int | None = None, group: int | None = None) -> list[int]:
     return sorted(found)
 
 
+def alive(pid: int) -> bool:
+    """Running, or stopped but not yet reaped by its parent (a zombie is gone), from
+    /proc (Linux)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
 def _signal_all(pids: list[int], sig: int) -> None:
     """Signal each process still there: a backend listed a moment before may have ended
     (a session that closed), and was reaped before it could be stopped."""

@@ -693,6 +693,16 @@ class FakeReviews:
             review.state == "running" and self._db.review_lease[key] < self._db.now())
 
 
+class PlainVault:
+    """The ``Secrets`` port, marking what it sealed (the fakes need no cipher)."""
+
+    def seal(self, secret: str) -> str:
+        return "sealed:" + secret
+
+    def open(self, sealed: str) -> str:
+        return sealed.removeprefix("sealed:")
+
+
 class FakeUnitOfWork:
     """Writes wait for ``commit``; leaving the block without it drops them."""
 

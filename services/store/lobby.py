@@ -3,31 +3,15 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session
 
 from services.store.models import GameRow, SeatRow
-from services.store.repository import _table
-from services.store.timing import Moment
-
-if TYPE_CHECKING:
-    from services.store.repository import SqlGameRepository
+from services.store.repository import InGames, _table
 
 
-class SqlLobby:
+class SqlLobby(InGames):
     """The ``LobbyRepository`` port on SQLAlchemy, in the games' transaction."""
-
-    def __init__(self, games: SqlGameRepository) -> None:
-        self._games = games
-
-    @property
-    def session(self) -> Session:
-        return self._games.session
-
-    def _clock(self) -> Moment:
-        return self._games._clock()
 
     def touch(self, game_id: str, seat: int) -> None:
         self.session.connection().execute(

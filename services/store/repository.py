@@ -311,6 +311,21 @@ class SqlGameRepository:
 
 
 
+class InGames:
+    """A port written in the games' transaction (the lobby, the turn sweep): their
+    session and the database's clock."""
+
+    def __init__(self, games: SqlGameRepository) -> None:
+        self._games = games
+
+    @property
+    def session(self) -> Session:
+        return self._games.session
+
+    def _clock(self) -> Moment:
+        return self._games._clock()
+
+
 def _rounds_ended(game: Game, events: Sequence[Event | ServiceEvent]
                   ) -> list[dict[str, object]]:
     """The rounds ``events`` end, of a rated game, as its move queues them to be rated:

@@ -4,33 +4,18 @@ again, and human deadlines."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from sqlalchemy import Select, and_, func, select, update
-from sqlalchemy.orm import Session
 
 from services.domain import TurnMessage, Waiting
 from services.store.models import GameRow, SeatRow, utcnow
-from services.store.repository import _table
+from services.store.repository import InGames, _table
 from services.store.timing import Moment, aware
 
-if TYPE_CHECKING:
-    from services.store.repository import SqlGameRepository
 
-
-class SqlTurns:
+class SqlTurns(InGames):
     """The ``TurnRepository`` port on SQLAlchemy, in the games' transaction (a turn sent
     again goes to the outbox as the games' own messages do)."""
-
-    def __init__(self, games: SqlGameRepository) -> None:
-        self._games = games
-
-    @property
-    def session(self) -> Session:
-        return self._games.session
-
-    def _clock(self) -> Moment:
-        return self._games._clock()
 
     def _add_message(self, message: TurnMessage, at: Moment) -> None:
         self._games._add_message(message, at)

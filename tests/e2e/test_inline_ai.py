@@ -13,25 +13,9 @@ from pathlib import Path
 import requests
 
 from benchmarks.cluster import Cluster
-from benchmarks.servers import processes
+from benchmarks.inline_hints import seat_to_act
+from benchmarks.servers import alive, processes
 from stack import make_backend
-
-HUMANS = [{"kind": "human"}] * 3
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-
-
-def _to_act(url: str) -> tuple[str, str]:
-    created = requests.post(f"{url}/v1/games", json={"preset": "classic", "seats": HUMANS},
-                            timeout=10).json()
-    game_id = created["game"]["game_id"]
-    to_act = requests.get(f"{url}/v1/games/{game_id}", timeout=10).json()["view"]["to_act"]
-    return game_id, created["tokens"][str(to_act)]
 
 
 def test_ai_thinks_beside_the_api_and_stops_with_it(tmp_path: Path) -> None:
@@ -41,8 +25,7 @@ def test_ai_thinks_beside_the_api_and_stops_with_it(tmp_path: Path) -> None:
     try:
         api = cluster.start_api(workers=1)
         url = cluster.api_urls[0]
-        game_id, token = _to_act(url)
-        hint_url, seat = f"{url}/v1/games/{game_id}/hint", {"Authorization": f"Bearer {token}"}
+        hint_url, seat = seat_to_act(url)
         assert requests.post(hint_url, headers=seat, json={"level": "expert", "budget_ms": 50},
                              timeout=30).status_code == 200  # (the child started)
         answers: list[requests.Response] = []
@@ -72,8 +55,8 @@ def test_ai_thinks_beside_the_api_and_stops_with_it(tmp_path: Path) -> None:
         os.kill(api.popen.pid, signal.SIGTERM)  # the master only: it stops its worker
         api.popen.wait(timeout=60)
         deadline = time.monotonic() + 20
-        while any(map(_alive, group)) and time.monotonic() < deadline:
+        while any(map(alive, group)) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not [pid for pid in group if _alive(pid)], cluster.logs()
+        assert not [pid for pid in group if alive(pid)], cluster.logs()
     finally:
         cluster.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 import requests
 
 from benchmarks.ports import free_port
+from benchmarks.servers import alive
 
 SEATS = [{"kind": "ai", "engine": level} for level in ("easy", "normal", "easy", "easy")]
 
@@ -33,15 +34,6 @@ def _wait(condition, what: str, out: Path, timeout_s: float = 60) -> None:  # ty
     while not condition():
         assert time.monotonic() < deadline, f"{what}\n{out.read_text(errors='replace')}"
         time.sleep(0.2)
-
-
-def _alive(pid: int) -> bool:
-    """Running, or stopped but not yet reaped by its parent (a zombie is gone)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    return "\nState:\tZ" not in status
 
 
 def _serving(url: str) -> bool:
@@ -83,6 +75,6 @@ def test_one_command_runs_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None
                    if " | " in line), name
     pids = {m.group(1): int(m.group(2)) for m in re.finditer(r"(\w+) started \(pid=(\d+)\)", text)}
     assert set(pids) == {"api", "ai", "worker", "reviews", "beat"}
-    _wait(lambda: not any(map(_alive, pids.values())), "a process outlived Ctrl-C", out, 20)
+    _wait(lambda: not any(map(alive, pids.values())), "a process outlived Ctrl-C", out, 20)
     assert (tmp_path / "var" / "president.db").exists() and (tmp_path / "var" / "broker.db").exists()
     assert not _serving(url)

@@ -107,7 +107,10 @@ def test_a_seat_not_to_act_gets_no_hint(client: FlaskClient) -> None:
                                json={}), 409, "not_your_turn")
 
 
-def test_hints_count_against_the_owner_s_ai_time(client: FlaskClient, db: Engine) -> None:
+def _keyed_game(client: FlaskClient, db: Engine
+                ) -> tuple[str, str, str, Callable[[], float]]:
+    """A game of a key's, the token of the seat to act, the key's id, and its AI time
+    used."""
     key_row, secret = create_key(CreateKey("app", ("games:create-human", "games:read"),
                                            ai_seconds_per_hour=30), Store(db).uow())
     key = {"X-API-Key": secret}
@@ -116,20 +119,24 @@ def test_hints_count_against_the_owner_s_ai_time(client: FlaskClient, db: Engine
         "preset": "classic", "seats": [{"kind": "human"}] * 3}).get_json()
     game_id = created["game"]["game_id"]
     to_act = client.get(f"/v1/games/{game_id}", headers=key).get_json()["view"]["to_act"]
-    token = created["tokens"][str(to_act)]
-    uow = Store(db).uow
 
     def used() -> float:
-        with uow() as unit:
+        with Store(db).uow() as unit:
             return ai_time_used(unit, key_row.id)
 
+    return game_id, created["tokens"][str(to_act)], key_row.id, used
+
+
+def test_hints_count_against_the_owner_s_ai_time(client: FlaskClient, db: Engine) -> None:
+    game_id, token, owner, used = _keyed_game(client, db)
+    uow = Store(db).uow
     assert used() == 0
     first = client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
                         json={"level": "hard", "budget_ms": 100})
     assert first.status_code == 200
     assert used() > 0  # its thinking counted for the owner
     with uow() as unit:  # the hour's allowance spent by other games
-        unit.quotas.add_ai_time(key_row.id, hour_of(datetime.now(timezone.utc)), 30.0)
+        unit.quotas.add_ai_time(owner, hour_of(datetime.now(timezone.utc)), 30.0)
         unit.commit()
     assert_problem(client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
                                json={"level": "expert"}), 429, "quota_exceeded")
@@ -159,29 +166,11 @@ def pool() -> Iterator[Recording]:
     made.close()
 
 
-def _keyed_game(client: FlaskClient, db: Engine) -> tuple[str, str, Callable[[], float]]:
-    """A game of a key's, the token of the seat to act, and the key's AI time used."""
-    key_row, secret = create_key(CreateKey("app", ("games:create-human", "games:read"),
-                                           ai_seconds_per_hour=30), Store(db).uow())
-    key = {"X-API-Key": secret}
-    deal_next(client.application, 3)
-    created = client.post("/v1/games", headers=key, json={
-        "preset": "classic", "seats": [{"kind": "human"}] * 3}).get_json()
-    game_id = created["game"]["game_id"]
-    to_act = client.get(f"/v1/games/{game_id}", headers=key).get_json()["view"]["to_act"]
-
-    def used() -> float:
-        with Store(db).uow() as unit:
-            return ai_time_used(unit, key_row.id)
-
-    return game_id, created["tokens"][str(to_act)], used
-
-
 def test_a_hint_thinks_in_the_pool_from_the_seat_s_view_alone(
         db: Engine, pool: Recording, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRESIDENT_RATE_STORAGE", "off")
     with inline_app(db, pool).test_client() as client:
-        game_id, token, _ = _keyed_game(client, db)
+        game_id, token, _, _ = _keyed_game(client, db)
         answer = client.post(f"/v1/games/{game_id}/hint", headers=bearer(token),
                              json={"level": "hard", "budget_ms": 50})
     assert answer.status_code == 200, answer.get_json()
@@ -200,7 +189,7 @@ def test_a_full_pool_refuses_a_hint_at_once_and_changes_nothing(
         db: Engine, pool: Recording, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRESIDENT_RATE_STORAGE", "off")
     with inline_app(db, pool).test_client() as client:
-        game_id, token, used = _keyed_game(client, db)
+        game_id, token, _, used = _keyed_game(client, db)
         before = client.get(f"/v1/games/{game_id}", headers=bearer(token)).get_json()
         stored = Store(db).reads.get(game_id)
         assert stored is not None

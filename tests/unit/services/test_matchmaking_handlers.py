@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from fakes import FakeDatabase
+from fakes import FakeDatabase, PlainVault
 from services.commands import OpenTicket, RatingPolicy
 from services.domain import ANONYMOUS, ApiKey, Caller, PlayerRef, Rating
 from services.errors import (
@@ -22,16 +22,6 @@ from workers.ai import LEVELS
 KEY = Caller(ApiKey("k1", "app", frozenset({"games:create-human"})))
 POLICY = RatingPolicy()
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
-
-
-class Plain:
-    """A vault that only marks what it sealed (the fakes need no cipher)."""
-
-    def seal(self, secret: str) -> str:
-        return "sealed:" + secret
-
-    def open(self, sealed: str) -> str:
-        return sealed.removeprefix("sealed:")
 
 
 def _ticket(db: FakeDatabase, player: str, caller: Caller = KEY, wait_s: float = 30.0,
@@ -75,16 +65,16 @@ def test_close_tickets_share_a_game_and_each_token_is_shown_once() -> None:
     db = FakeDatabase()
     ids = [_ticket(db, name, at=NOW + timedelta(seconds=n))
            for n, name in enumerate(["ann", "bob", "cat", "dan"])]
-    assert match(db.uow(), Plain(), now=NOW + timedelta(seconds=5)) == 1
+    assert match(db.uow(), PlainVault(), now=NOW + timedelta(seconds=5)) == 1
     tickets = [db.tickets[i] for i in ids]
     assert {t.state for t in tickets} == {"matched"}
     assert len({t.game_id for t in tickets}) == 1
     assert sorted(t.seat for t in tickets) == [0, 1, 2, 3]
     game = db.games[tickets[0].game_id].game  # type: ignore[index]
     assert {s.player for s in game.seats} == {"ann", "bob", "cat", "dan"}
-    ticket, token = read_ticket(ids[0], db.uow(), KEY, Plain())
+    ticket, token = read_ticket(ids[0], db.uow(), KEY, PlainVault())
     assert token is not None and ticket.state == "matched"
-    assert read_ticket(ids[0], db.uow(), KEY, Plain())[1] is None  # shown once
+    assert read_ticket(ids[0], db.uow(), KEY, PlainVault())[1] is None  # shown once
     with pytest.raises(TicketNotWaiting):
         cancel_ticket(ids[1], db.uow(), KEY)
 
@@ -94,13 +84,14 @@ def test_far_apart_players_wait_until_the_wait_is_over_then_get_ai_seats() -> No
     pool = pool_of("classic", 4, POLICY)
     db.ratings[(pool, PlayerRef("k1", "pro"))] = Rating(40.0, 1.0, 37.0, 200)
     pro, new = _ticket(db, "pro", wait_s=60), _ticket(db, "new", wait_s=60)
-    assert match(db.uow(), Plain(), now=NOW + timedelta(seconds=1)) == 0
+    assert match(db.uow(), PlainVault(), now=NOW + timedelta(seconds=1)) == 0
     assert db.tickets[pro].state == db.tickets[new].state == "waiting"
-    assert match(db.uow(), Plain(), now=NOW + timedelta(seconds=61)) == 2  # one each
+    assert match(db.uow(), PlainVault(), now=NOW + timedelta(seconds=61)) == 2  # one each
     games = {db.tickets[pro].game_id, db.tickets[new].game_id}
     assert None not in games and len(games) == 2
     for game_id in games:
-        assert [s.kind for s in db.games[game_id].game.seats].count("ai") == 3  # type: ignore[index]
+        assert game_id is not None
+        assert [s.kind for s in db.games[game_id].game.seats].count("ai") == 3
 
 
 def test_a_ticket_of_another_key_is_nobody_else_s() -> None:
@@ -108,7 +99,7 @@ def test_a_ticket_of_another_key_is_nobody_else_s() -> None:
     mine = _ticket(db, "ann")
     other = Caller(ApiKey("k2", "other", frozenset({"games:create-human"})))
     with pytest.raises(TicketNotFound):
-        read_ticket(mine, db.uow(), other, Plain())
+        read_ticket(mine, db.uow(), other, PlainVault())
     with pytest.raises(TicketNotFound):
         cancel_ticket(mine, db.uow(), other)
     assert db.tickets[mine].state == "waiting"

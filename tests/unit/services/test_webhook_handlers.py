@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet, InvalidToken
 
-from fakes import FakeDatabase, play_inline
+from fakes import FakeDatabase, PlainVault, play_inline
 from services.runtime.background import BackgroundWebhooks
 from services.commands import CreateGame, RegisterWebhook, SeatSpec, WebhookPolicy
 from services.container import Webhooks
@@ -60,16 +60,6 @@ class Scripted:
         return self.answers.pop(0) if self.answers else Answer(200, 1)
 
 
-class Plain:
-    """A vault that only marks what it sealed (the fakes need no cipher)."""
-
-    def seal(self, secret: str) -> str:
-        return "sealed:" + secret
-
-    def open(self, sealed: str) -> str:
-        return sealed.removeprefix("sealed:")
-
-
 class Queue:
     def __init__(self, fail: bool = False) -> None:
         self.handed: list[tuple[int, int]] = []
@@ -86,7 +76,7 @@ def _setup(*answers: Answer, types: tuple[str, ...] = ("round.ended", "series.en
     clock = Clock()
     db, sender = FakeDatabase(now=clock), Scripted(*answers)
     _, secret = register(RegisterWebhook("https://hooks.example.com/in", types), db.uow(),
-                         CALLER, sender, Plain(), POLICY)
+                         CALLER, sender, PlainVault(), POLICY)
     return db, clock, sender, secret
 
 
@@ -100,7 +90,7 @@ def _series(db: FakeDatabase, caller: Caller = CALLER) -> str:
 def _attempt_all(db: FakeDatabase, sender: Scripted) -> list[str]:
     queue = Queue()
     relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
-    return [deliver(m, h, db.uow(), sender, Plain(), POLICY) for m, h in queue.handed]
+    return [deliver(m, h, db.uow(), sender, PlainVault(), POLICY) for m, h in queue.handed]
 
 
 def test_a_series_writes_one_message_per_event_its_owner_s_endpoint_asked_for() -> None:
@@ -138,7 +128,7 @@ def test_a_hand_over_is_attempted_once_however_many_copies_run() -> None:
     queue = Queue()
     relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
     (message_id, hand), = queue.handed
-    outcomes = [deliver(message_id, hand, db.uow(), sender, Plain(), POLICY) for _ in range(3)]
+    outcomes = [deliver(message_id, hand, db.uow(), sender, PlainVault(), POLICY) for _ in range(3)]
     assert outcomes == ["delivered", "not ours", "not ours"] and len(sender.sent) == 1
 
 
@@ -153,8 +143,8 @@ def test_a_message_whose_task_was_lost_is_handed_over_again_after_its_wait() -> 
     clock.now += timedelta(seconds=POLICY.queue_wait_s)
     relay_webhooks(db.uow(), again, POLICY.queue_wait_s)
     (message_id, hand), = again.handed
-    assert deliver(*lost.handed[0], db.uow(), sender, Plain(), POLICY) == "not ours"
-    assert deliver(message_id, hand, db.uow(), sender, Plain(), POLICY) == "delivered"
+    assert deliver(*lost.handed[0], db.uow(), sender, PlainVault(), POLICY) == "not ours"
+    assert deliver(message_id, hand, db.uow(), sender, PlainVault(), POLICY) == "delivered"
 
 
 def test_a_message_whose_worker_died_mid_attempt_is_due_again_after_the_attempt_s_lease(
@@ -172,7 +162,7 @@ def test_a_message_whose_worker_died_mid_attempt_is_due_again_after_the_attempt_
     clock.now += timedelta(seconds=1)
     relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
     assert len(queue.handed) == 2
-    assert deliver(*queue.handed[1], db.uow(), sender, Plain(), POLICY) == "delivered"
+    assert deliver(*queue.handed[1], db.uow(), sender, PlainVault(), POLICY) == "delivered"
     assert next(iter(db.messages.values())).attempts == 2
 
 
@@ -190,8 +180,8 @@ def test_410_disables_the_endpoint_and_fails_what_waits_for_it() -> None:
     queue = Queue()
     relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
     first, second = queue.handed
-    assert deliver(*first, db.uow(), sender, Plain(), POLICY) == "failed"
-    assert deliver(*second, db.uow(), sender, Plain(), POLICY) == "not ours"
+    assert deliver(*first, db.uow(), sender, PlainVault(), POLICY) == "failed"
+    assert deliver(*second, db.uow(), sender, PlainVault(), POLICY) == "not ours"
     endpoint, _ = next(iter(db.endpoints.values()))
     assert not endpoint.enabled and endpoint.disabled_reason is not None
     assert "410" in endpoint.disabled_reason
@@ -243,25 +233,25 @@ def test_registration_is_bounded_and_refuses_bad_urls_and_types() -> None:
     db, _, sender, _ = _setup()
     with pytest.raises(UrlRefused):
         register(RegisterWebhook("https://refused.example/", ("round.ended",)), db.uow(),
-                 CALLER, sender, Plain(), POLICY)
+                 CALLER, sender, PlainVault(), POLICY)
     for url in ("ftp://x.example/", "https://u:p@x.example/", "https:///nohost",
                 "https://x.example/" + "a" * 2048, "http://:@x.example/", "http://[::1",
                 "http://x.example:99999/", "http://x.example:abc/", "http://x.example/\x00",
                 "http://x.example/\r\nX: y", "http://x.example/a b", "http://x.example/\t"):
         with pytest.raises(BadWebhook):
-            register(RegisterWebhook(url, ("round.ended",)), db.uow(), CALLER, sender, Plain(),
+            register(RegisterWebhook(url, ("round.ended",)), db.uow(), CALLER, sender, PlainVault(),
                      POLICY)
     with pytest.raises(BadWebhook):
         register(RegisterWebhook("https://x.example/", ("game.moved",)), db.uow(), CALLER,
-                 sender, Plain(), POLICY)
+                 sender, PlainVault(), POLICY)
     with pytest.raises(BadWebhook):
         register(RegisterWebhook("https://x.example/", ("round.ended",), "a\x00b"), db.uow(),
-                 CALLER, sender, Plain(), POLICY)
+                 CALLER, sender, PlainVault(), POLICY)
     register(RegisterWebhook("https://x.example/", ("round.ended",)), db.uow(), CALLER, sender,
-             Plain(), POLICY)
+             PlainVault(), POLICY)
     with pytest.raises(TooManyWebhooks):  # the policy's two a key
         register(RegisterWebhook("https://x.example/", ("round.ended",)), db.uow(), CALLER,
-                 sender, Plain(), POLICY)
+                 sender, PlainVault(), POLICY)
     assert len(db.endpoints) == 2
 
 
@@ -389,11 +379,11 @@ def test_an_attempt_that_ends_after_a_later_success_judges_the_endpoint_as_it_is
 
     class BThenFail(Scripted):
         def send(self, url: str, webhook_id: str, body: str, secret: str) -> Answer:
-            assert deliver(*b, db.uow(), Scripted(Answer(200, 1)), Plain(), POLICY) \
+            assert deliver(*b, db.uow(), Scripted(Answer(200, 1)), PlainVault(), POLICY) \
                 == "delivered"
             return Answer(500, 1)
 
-    assert deliver(*a, db.uow(), BThenFail(), Plain(), POLICY) == "pending"
+    assert deliver(*a, db.uow(), BThenFail(), PlainVault(), POLICY) == "pending"
     endpoint, _ = db.endpoints[endpoint.id]
     assert endpoint.enabled and endpoint.disabled_reason is None
     assert endpoint.failing_since == clock.now
@@ -405,7 +395,7 @@ def test_an_attempt_this_side_cannot_make_is_a_failed_attempt_not_a_lost_one() -
     db, _, sender, _ = _setup()
     _series(db)
 
-    class Lost(Plain):
+    class Lost(PlainVault):
         def open(self, sealed: str) -> str:
             raise InvalidToken()
 
@@ -432,7 +422,7 @@ def test_without_a_broker_settled_messages_are_pruned_as_messages_come_once_an_h
     db, clock, sender, _ = _setup()
     _series(db)
     hours = [0.0]
-    pool = BackgroundWebhooks(db.uow, Webhooks(sender, Plain(), POLICY),
+    pool = BackgroundWebhooks(db.uow, Webhooks(sender, PlainVault(), POLICY),
                               monotonic=lambda: hours[0] * 3600)
     queue = Queue()
     relay_webhooks(db.uow(), queue, POLICY.queue_wait_s)
